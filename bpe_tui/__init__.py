@@ -1,0 +1,3 @@
+"""bpe-tui: a Textual app for training, watching and inspecting byte-level BPE tokenizers."""
+
+__version__ = "0.1.0"

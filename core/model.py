@@ -1,0 +1,94 @@
+"""The data of a byte-level BPE tokenizer, independent of how it was made or which file it came from.
+
+Training returns one, every file format loads into and saves from one, and ``Tokenizer`` is built from one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.patterns import GPT2_PATTERN
+
+TIE_RULE = "count, then lexicographically greater (left bytes, right bytes)"
+"""How training breaks ties between equally frequent pairs (CS336 assignment 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingInfo:
+    """The parameters and input a tokenizer was trained with, kept so a result can be reproduced.
+
+    Attributes:
+        vocab_size: the vocabulary size asked for (the result may be smaller if pairs ran out).
+        min_frequency: merges stopped when the best pair's count fell below this.
+        corpus_path: the corpus file as given, or ``None`` for in-memory text.
+        corpus_bytes: size of the corpus in bytes.
+        corpus_sha256: hex SHA-256 of the corpus bytes.
+        workers: processes used for pre-tokenisation (does not change the result).
+        errors: how invalid UTF-8 was handled (``strict`` or ``replace``).
+    """
+
+    vocab_size: int
+    min_frequency: int = 0
+    corpus_path: str | None = None
+    corpus_bytes: int = 0
+    corpus_sha256: str = ""
+    workers: int = 1
+    errors: str = "strict"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vocab_size": self.vocab_size,
+            "min_frequency": self.min_frequency,
+            "corpus_path": self.corpus_path,
+            "corpus_bytes": self.corpus_bytes,
+            "corpus_sha256": self.corpus_sha256,
+            "workers": self.workers,
+            "errors": self.errors,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainingInfo:
+        return cls(
+            vocab_size=int(data["vocab_size"]),
+            min_frequency=int(data.get("min_frequency", 0)),
+            corpus_path=data.get("corpus_path"),
+            corpus_bytes=int(data.get("corpus_bytes", 0)),
+            corpus_sha256=str(data.get("corpus_sha256", "")),
+            workers=int(data.get("workers", 1)),
+            errors=str(data.get("errors", "strict")),
+        )
+
+
+@dataclass(frozen=True)
+class BPEModel:
+    """A complete byte-level BPE tokenizer as data.
+
+    Attributes:
+        vocab: id -> token bytes. Ids 0-255 are single bytes for trained tokenizers; files from elsewhere
+            (GPT-2) may order them differently, which is why merges are stored as bytes, not ids.
+        merges: merge rules in rank order, as (left bytes, right bytes).
+        special_tokens: special token strings, each also present in ``vocab`` (as UTF-8 bytes).
+        pattern: the pre-tokenisation regex.
+        merge_counts: the pair count each merge had when training made it (``None`` where unknown).
+        training: how it was trained, when known.
+        name: a short label for display (usually the file stem).
+    """
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    special_tokens: list[str] = field(default_factory=list)
+    pattern: str = GPT2_PATTERN
+    merge_counts: list[int | None] | None = None
+    training: TrainingInfo | None = None
+    name: str = ""
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def merge_count(self, rank: int) -> int | None:
+        """The recorded count of merge ``rank``, or ``None`` when the file did not record it."""
+        if self.merge_counts is None or rank >= len(self.merge_counts):
+            return None
+        return self.merge_counts[rank]
