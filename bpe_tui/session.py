@@ -1,0 +1,165 @@
+"""App state shared by every pane: the loaded tokenizers, the active one, the corpus and the samples.
+
+Plain Python with no Textual imports, so it can be built and checked in tests without an app. The app
+owns one ``Session``; panes read it through ``self.app.session`` and refresh when they receive
+``bpe_tui.messages.SessionChanged`` (posted by the app whenever ``Session`` reports a change) or when
+they are resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import core
+from core.model import BPEModel
+
+if TYPE_CHECKING:
+    from core.tokenizer import Tokenizer
+
+SAMPLE_NAMES = ("english", "japanese", "mixed", "toy")
+"""Bundled samples, in display order; each is ``<name>.txt`` in the samples folder."""
+
+
+def find_samples_dir() -> Path | None:
+    """The bundled samples folder: ``samples/`` beside ``core`` in a checkout, ``bpe_tui/_samples`` in a wheel.
+
+    Returns ``None`` when neither exists, so the app can still start (with a notification) without them.
+    """
+    import bpe_tui
+
+    candidates = (
+        Path(core.__file__).resolve().parent.parent / "samples",
+        Path(bpe_tui.__file__).resolve().parent / "_samples",
+    )
+    for candidate in candidates:
+        if (candidate / "english.txt").is_file():
+            return candidate
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class LoadedTokenizer:
+    """A tokenizer the app knows about, with the model it was built from and where it came from.
+
+    Attributes:
+        name: short label for lists and titles (file stem, or ``"trained: english.txt 1000"``).
+        model: the tokenizer as data (vocab, merges, counts, training info).
+        tokenizer: the encoder built from ``model``; built once here because building it is not free.
+        source: the file it was loaded from or saved to, ``None`` if trained in-app and not saved.
+    """
+
+    name: str
+    model: BPEModel
+    tokenizer: Tokenizer
+    source: Path | None = None
+
+    @classmethod
+    def from_model(cls, model: BPEModel, *, name: str | None = None, source: Path | None = None) -> LoadedTokenizer:
+        """Wrap ``model``, building its ``Tokenizer``; ``name`` defaults to the model's name or the file stem."""
+        from core.tokenizer import Tokenizer
+
+        label = name or model.name or (source.stem if source is not None else "tokenizer")
+        return cls(name=label, model=model, tokenizer=Tokenizer.from_model(model), source=source)
+
+    def with_source(self, source: Path) -> LoadedTokenizer:
+        """The same tokenizer, now saved at ``source``."""
+        return LoadedTokenizer(name=self.name, model=self.model, tokenizer=self.tokenizer, source=source)
+
+
+@dataclass
+class Session:
+    """App state shared by all panes. Mutated only on the UI thread.
+
+    Every mutating method calls the listeners registered with ``subscribe`` afterwards; the app
+    registers one that posts ``SessionChanged``, so panes never poll.
+
+    Attributes:
+        tokenizers: every tokenizer loaded or trained this session, oldest first.
+        active: index into ``tokenizers`` of the current tokenizer, ``None`` when there is none.
+        corpus_path: the corpus file chosen in the corpus pane, ``None`` before one is chosen.
+        samples_dir: the bundled samples folder, ``None`` if it could not be found.
+    """
+
+    tokenizers: list[LoadedTokenizer] = field(default_factory=list)
+    active: int | None = None
+    corpus_path: Path | None = None
+    samples_dir: Path | None = None
+    _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
+    _sample_cache: dict[str, str] | None = field(default=None, repr=False, compare=False)
+
+    def subscribe(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(reason)`` after every change; reasons are ``"added"``, ``"active"``, ``"corpus"``,
+        ``"replaced"``."""
+        self._listeners.append(listener)
+
+    def _changed(self, reason: str) -> None:
+        for listener in list(self._listeners):
+            listener(reason)
+
+    def add_tokenizer(self, loaded: LoadedTokenizer, *, activate: bool = True) -> int:
+        """Append ``loaded`` (making it active unless ``activate`` is false) and return its index."""
+        self.tokenizers.append(loaded)
+        index = len(self.tokenizers) - 1
+        if activate or self.active is None:
+            self.active = index
+        self._changed("added")
+        return index
+
+    def replace_tokenizer(self, index: int, loaded: LoadedTokenizer) -> None:
+        """Swap the entry at ``index`` (e.g. the same model, now saved to a file)."""
+        self.tokenizers[index] = loaded
+        self._changed("replaced")
+
+    def set_active(self, index: int) -> None:
+        """Make ``tokenizers[index]`` the current tokenizer.
+
+        Raises:
+            IndexError: if there is no tokenizer at ``index``.
+        """
+        if not 0 <= index < len(self.tokenizers):
+            raise IndexError(f"no tokenizer at index {index}")
+        if index != self.active:
+            self.active = index
+            self._changed("active")
+
+    def active_tokenizer(self) -> LoadedTokenizer | None:
+        """The current tokenizer, or ``None`` before any is loaded or trained."""
+        if self.active is None or not self.tokenizers:
+            return None
+        return self.tokenizers[self.active]
+
+    def set_corpus(self, path: Path | None) -> None:
+        """Remember the corpus file chosen for training."""
+        if path != self.corpus_path:
+            self.corpus_path = path
+            self._changed("corpus")
+
+    def sample_path(self, name: str) -> Path | None:
+        """Path of the bundled sample ``name`` (``"english"``...), ``None`` if it is missing."""
+        if self.samples_dir is None:
+            return None
+        path = self.samples_dir / f"{name}.txt"
+        return path if path.is_file() else None
+
+    def sample_texts(self) -> dict[str, str]:
+        """``"english"``/``"japanese"``/``"mixed"``/``"toy"`` -> text of each bundled sample that exists.
+
+        Read once and cached: the samples are a few KB and never change while the app runs.
+        """
+        if self._sample_cache is None:
+            texts: dict[str, str] = {}
+            for name in SAMPLE_NAMES:
+                path = self.sample_path(name)
+                if path is not None:
+                    try:
+                        texts[name] = path.read_text(encoding="utf-8")
+                    except (OSError, UnicodeDecodeError):
+                        continue
+            self._sample_cache = texts
+        return dict(self._sample_cache)
