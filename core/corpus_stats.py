@@ -10,21 +10,13 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import regex
 
-SCRIPTS = ("latin", "kana", "kanji", "other")
-"""Script classes in display order. ``other`` holds everything else: spaces, digits, punctuation, emoji..."""
+from core.script_mix import SCRIPTS, ScriptMix, script_mix
 
-_SCRIPT_PATTERNS = {
-    "latin": regex.compile(r"\p{Script=Latin}+"),
-    # Hiragana, katakana (full and half width) and the prolonged sound mark, which is Script=Common.
-    "kana": regex.compile(r"[\p{Script=Hiragana}\p{Script=Katakana}\u30fc\uff70]+"),
-    # Han covers CJK ideographs in every block plus the iteration mark 々.
-    "kanji": regex.compile(r"\p{Script=Han}+"),
-}
 _CONTROL = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -35,57 +27,12 @@ SCRIPT_SAMPLE_BYTES = 8 << 20
 """Script mix is measured on at most this many leading bytes; more changes the shares very little."""
 
 
-@dataclass(frozen=True)
-class ScriptMix:
-    """Characters and UTF-8 bytes per script class (keys are ``SCRIPTS``).
-
-    >>> mix = script_mix("abc かな 漢字")
-    >>> mix.chars["latin"], mix.chars["kana"], mix.chars["kanji"], mix.chars["other"]
-    (3, 2, 2, 2)
-    >>> mix.bytes["kana"], round(mix.byte_share("kanji"), 2)
-    (6, 0.35)
-    """
-
-    chars: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SCRIPTS, 0))
-    bytes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SCRIPTS, 0))
-
-    @property
-    def total_chars(self) -> int:
-        return sum(self.chars.values())
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(self.bytes.values())
-
-    def char_share(self, script: str) -> float:
-        """Fraction of characters in ``script`` (0.0 for an empty text)."""
-        total = self.total_chars
-        return self.chars[script] / total if total else 0.0
-
-    def byte_share(self, script: str) -> float:
-        """Fraction of UTF-8 bytes in ``script`` (0.0 for an empty text)."""
-        total = self.total_bytes
-        return self.bytes[script] / total if total else 0.0
-
-    def __add__(self, other: ScriptMix) -> ScriptMix:
-        return ScriptMix(
-            {s: self.chars[s] + other.chars[s] for s in SCRIPTS},
-            {s: self.bytes[s] + other.bytes[s] for s in SCRIPTS},
-        )
+def _combined(a: ScriptMix, b: ScriptMix) -> ScriptMix:
+    """The mix of two texts one after the other."""
+    return ScriptMix({s: a.chars[s] + b.chars[s] for s in SCRIPTS}, {s: a.bytes[s] + b.bytes[s] for s in SCRIPTS})
 
 
-def script_mix(text: str) -> ScriptMix:
-    """Count the characters and bytes of ``text`` per script class; runs in C via ``regex``."""
-    chars = dict.fromkeys(SCRIPTS, 0)
-    nbytes = dict.fromkeys(SCRIPTS, 0)
-    for script, pattern in _SCRIPT_PATTERNS.items():
-        runs = pattern.findall(text)
-        joined = "".join(runs)
-        chars[script] = len(joined)
-        nbytes[script] = len(joined.encode("utf-8", errors="surrogatepass"))
-    chars["other"] = len(text) - sum(chars.values())
-    nbytes["other"] = len(text.encode("utf-8", errors="surrogatepass")) - sum(nbytes.values())
-    return ScriptMix(chars, nbytes)
+EMPTY_MIX = ScriptMix(dict.fromkeys(SCRIPTS, 0), dict.fromkeys(SCRIPTS, 0))
 
 
 @dataclass(frozen=True)
@@ -109,7 +56,7 @@ class CorpusStats:
     bytes_read: int = 0
     lines: int = 0
     documents: int = 0
-    mix: ScriptMix = field(default_factory=ScriptMix)
+    mix: ScriptMix = EMPTY_MIX
     mix_sampled: bool = False
     invalid_utf8_at: int | None = None
     complete: bool = False
@@ -182,7 +129,7 @@ def scan_corpus(
     lenient = codecs.getincrementaldecoder("utf-8")(errors="replace")
     newlines = 0
     last_byte = b""
-    mix = ScriptMix()
+    mix = EMPTY_MIX
     invalid_at: int | None = None
     with open(path, "rb") as handle:
         while True:
@@ -199,7 +146,7 @@ def scan_corpus(
                 except UnicodeDecodeError as error:
                     invalid_at = offset + error.start
             if offset < script_sample_bytes:
-                mix = mix + script_mix(lenient.decode(block[: script_sample_bytes - offset], final=final))
+                mix = _combined(mix, script_mix(lenient.decode(block[: script_sample_bytes - offset], final=final)))
             lines = newlines + (1 if last_byte not in (b"", b"\n") else 0)
             stats = replace(
                 stats,

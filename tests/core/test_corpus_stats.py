@@ -6,26 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus_stats import corpus_stats, escape_controls, preview_text, scan_corpus, script_mix
+from core.corpus_stats import corpus_stats, escape_controls, preview_text, scan_corpus
+from core.script_mix import script_mix
 
 EOT = "<|endoftext|>"
-
-
-def test_script_mix_counts_chars_and_bytes() -> None:
-    mix = script_mix("Café ひらがなカタカナ漢字々 42!")
-    assert mix.chars == {"latin": 4, "kana": 8, "kanji": 3, "other": 5}
-    assert mix.bytes == {"latin": 5, "kana": 24, "kanji": 9, "other": 5}
-    assert mix.total_bytes == len("Café ひらがなカタカナ漢字々 42!".encode())
-
-
-def test_script_mix_of_empty_text_has_zero_shares() -> None:
-    mix = script_mix("")
-    assert mix.total_chars == 0
-    assert mix.char_share("latin") == 0.0 and mix.byte_share("kana") == 0.0
-
-
-def test_prolonged_sound_mark_is_kana() -> None:
-    assert script_mix("ラーメン").chars["kana"] == 4
 
 
 def test_lines_with_and_without_final_newline(tmp_path: Path) -> None:
