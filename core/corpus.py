@@ -1,0 +1,164 @@
+"""Reading a corpus for training: validation, chunking at safe boundaries, and per-chunk pre-token counts.
+
+A corpus is never read whole into one process. It is cut into chunks whose boundaries cannot change the
+pre-tokenisation: at the start of a special token (documents are split there anyway) or, failing that,
+between a non-whitespace character and a following ASCII whitespace byte. The GPT-2 pattern always has a
+pre-token boundary there, and no lookahead (``\\s+(?!\\S)``) can see across it, so counting chunk by chunk
+gives exactly the counts of the whole text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from pathlib import Path
+
+import regex
+
+from core.errors import CorpusError
+from core.patterns import compile_pattern, split_documents
+
+_WHITESPACE = regex.compile(r"\s")
+_SEARCH_BLOCK = 1 << 16
+_MAX_SEARCH = 1 << 22  # give up moving a boundary after 4 MiB: the chunk just grows
+TARGET_CHUNK_BYTES = 1 << 22
+
+
+def check_corpus_path(path: str | os.PathLike[str]) -> Path:
+    """Return ``path`` as a Path if it is a readable regular file; otherwise raise a one-line CorpusError."""
+    p = Path(path)
+    if not p.exists():
+        raise CorpusError(f"{p}: no such file; check the path")
+    if p.is_dir():
+        raise CorpusError(f"{p}: is a directory; give a text file inside it")
+    if not os.access(p, os.R_OK):
+        raise CorpusError(f"{p}: permission denied; make the file readable")
+    try:
+        with open(p, "rb") as f:
+            f.read(1)
+    except OSError as error:
+        raise CorpusError(f"{p}: cannot be read ({error.strerror}); check the file") from None
+    return p
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _char_before_is_whitespace(data: bytes, p: int) -> bool:
+    """Whether the character ending just before byte ``p`` of ``data`` is whitespace (``\\s`` in ``regex``)."""
+    start = p - 1
+    while start > 0 and p - start < 4 and 0x80 <= data[start] < 0xC0:
+        start -= 1
+    char = data[start:p].decode("utf-8", errors="replace")
+    return bool(char) and _WHITESPACE.match(char[-1]) is not None
+
+
+def _inside_special(data: bytes, p: int, specials: list[bytes]) -> bool:
+    """Whether position ``p`` of ``data`` falls strictly inside an occurrence of a special token."""
+    for token in specials:
+        lo = max(0, p - len(token) + 1)
+        at = data.find(token, lo, p + len(token) - 1)
+        while at != -1 and at < p:
+            if at + len(token) > p:
+                return True
+            at = data.find(token, at + 1, p + len(token) - 1)
+    return False
+
+
+def _safe_cut(data: bytes, specials: list[bytes], start: int) -> int | None:
+    """The first safe chunk boundary at or after ``start`` in ``data`` (an offset into it), or None."""
+    if specials:
+        found = [at for at in (data.find(t, start) for t in specials) if at != -1]
+        if found:
+            return min(found)
+    for ws in (b"\n", b" ", b"\t", b"\r"):
+        at = data.find(ws, max(start, 1))
+        while at != -1:
+            if not _char_before_is_whitespace(data, at) and not _inside_special(data, at, specials):
+                return at
+            at = data.find(ws, at + 1)
+    return None
+
+
+def chunk_boundaries(path: Path, special_tokens: list[str], n_chunks: int) -> list[int]:
+    """Byte offsets ``[0, ..., size]`` cutting ``path`` into about ``n_chunks`` chunks at safe boundaries.
+
+    >>> import tempfile; p = Path(tempfile.mkstemp()[1]); _ = p.write_bytes(b"ab cd ef gh")
+    >>> chunk_boundaries(p, [], 4)
+    [0, 2, 5, 8, 11]
+    """
+    size = path.stat().st_size
+    specials = [t.encode("utf-8") for t in special_tokens]
+    margin = max((len(t) for t in specials), default=1)
+    bounds = [0]
+    with open(path, "rb") as f:
+        for i in range(1, n_chunks):
+            target = max(size * i // n_chunks, bounds[-1] + 1)
+            cut = None
+            searched = 0
+            while target + searched < size and searched < _MAX_SEARCH:
+                # Read from a few bytes back: the character before a candidate cut decides if it is safe,
+                # and a special token may straddle two blocks.
+                base = max(0, target + searched - margin - 4)
+                f.seek(base)
+                block = f.read(target + searched - base + _SEARCH_BLOCK + margin)
+                at = _safe_cut(block, specials, target + searched - base)
+                if at is not None:
+                    cut = base + at
+                    break
+                searched += _SEARCH_BLOCK
+            if cut is not None and bounds[-1] < cut < size:
+                bounds.append(cut)
+    bounds.append(size)
+    return bounds
+
+
+def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
+    """Decode one chunk, naming the exact byte offset of a NUL byte or of invalid UTF-8."""
+    nul = data.find(b"\x00")
+    if nul != -1:
+        raise CorpusError(
+            f"{path}: NUL byte at byte offset {offset + nul}; this looks like a binary file, give a text corpus"
+        )
+    try:
+        return data.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as error:
+        bad = data[error.start]
+        raise CorpusError(
+            f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); "
+            "fix the file or train with --errors replace"
+        ) from None
+
+
+def count_pretokens(text: str, special_tokens: list[str], pattern: str) -> Counter[str]:
+    """Count the pre-tokens of ``text``, documents split at special tokens.
+
+    >>> count_pretokens("low low<|endoftext|>low", ["<|endoftext|>"], compile_pattern().pattern)
+    Counter({'low': 2, ' low': 1})
+    """
+    compiled = compile_pattern(pattern)
+    counts: Counter[str] = Counter()
+    for document in split_documents(text, special_tokens):
+        counts.update(compiled.findall(document))
+    return counts
+
+
+def count_chunk(job: tuple[str, int, int, list[str], str, str]) -> tuple[int, dict[str, int]]:
+    """Worker entry point: read bytes ``[start, end)`` of a file and count its pre-tokens.
+
+    Returns the number of bytes read (for progress) and the counts. Module-level so it pickles.
+    """
+    path_str, start, end, special_tokens, pattern, errors = job
+    path = Path(path_str)
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    text = decode_chunk(data, path, start, errors)
+    return end - start, dict(count_pretokens(text, special_tokens, pattern))
