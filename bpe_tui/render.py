@@ -1,0 +1,279 @@
+"""Token spans -> Textual ``Content``: boundaries as alternating colours, whitespace as glyphs, bytes made safe.
+
+Token text comes from arbitrary corpora and files, so it is never treated as markup: every piece of
+output is built from plain strings and explicit spans. Control characters are escaped (``\\x07``) so
+they cannot move the cursor or change the terminal, and a token that starts or ends inside a multi-byte
+UTF-8 character shows those bytes in hex (``e3 81``) in its own style rather than a bare U+FFFD.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from textual.content import Content, Span
+
+SPACE_GLYPH = "·"
+NEWLINE_GLYPH = "↵"
+TAB_GLYPH = "→"
+_GLYPHS = {" ": SPACE_GLYPH, "\n": NEWLINE_GLYPH, "\t": TAB_GLYPH}
+_NAMED_ESCAPES = {"\r": "\\r", "\x00": "\\0"}
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+PALETTE: tuple[str, ...] = (
+    "#e6e6e6 on #1f3a5f",
+    "#e6e6e6 on #4b2d66",
+    "#e6e6e6 on #1e5236",
+    "#e6e6e6 on #6b4318",
+    "#e6e6e6 on #1b5158",
+    "#e6e6e6 on #5e2340",
+)
+"""Token backgrounds for whole-character tokens; a light foreground on each reads on dark and light themes."""
+
+SPLIT_PALETTE: tuple[str, ...] = ("bold #ffffff on #a11d1d", "bold #ffffff on #b0560e")
+"""Backgrounds for tokens that start or end inside a character: warm and loud, so they stand out."""
+
+GLYPH_STYLE = "#9a9a9a"
+"""Foreground of whitespace glyphs, so ``·`` reads as a marker rather than as text."""
+
+ESCAPE_STYLE = "italic #ffd75f"
+"""Foreground of escaped control characters."""
+
+ID_STYLE = "#b8b8b8"
+"""Foreground of inline token ids."""
+
+CURSOR_STYLE = "bold #000000 on #ffd75f"
+"""The selected token: a colour outside both palettes, so it is never mistaken for a neighbour."""
+
+
+class TokenLike(Protocol):
+    """The part of ``core.spans.TokenSpan`` rendering reads."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def token(self) -> bytes: ...
+
+
+def hex_bytes(data: bytes) -> str:
+    """Bytes as spaced lower-case hex.
+
+    >>> hex_bytes("あ".encode())
+    'e3 81 82'
+    """
+    return data.hex(" ")
+
+
+def _sequence_length(lead: int) -> int:
+    """Length of the UTF-8 sequence a lead byte announces; 1 for bytes that cannot start one."""
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 1
+
+
+def token_pieces(token: bytes) -> list[tuple[str, str | bytes]]:
+    """Split token bytes into decoded text and stray bytes, in order.
+
+    Stray bytes are the ones that do not form a whole character inside the token: the tail of a
+    character the previous token started, the head of one the next token finishes, or invalid UTF-8.
+
+    >>> token_pieces(b"\\x82 \\xe3\\x81")
+    [('bytes', b'\\x82'), ('text', ' '), ('bytes', b'\\xe3\\x81')]
+    >>> token_pieces("日本".encode())
+    [('text', '日本')]
+    """
+    pieces: list[tuple[str, str | bytes]] = []
+    text: list[str] = []
+    stray = bytearray()
+    i = 0
+    while i < len(token):
+        size = _sequence_length(token[i])
+        try:
+            ch = token[i : i + size].decode("utf-8")
+        except UnicodeDecodeError:
+            ch = ""
+        if ch:
+            if stray:
+                pieces.append(("bytes", bytes(stray)))
+                stray.clear()
+            text.append(ch)
+            i += size
+        else:
+            if text:
+                pieces.append(("text", "".join(text)))
+                text.clear()
+            stray.append(token[i])
+            i += 1
+    if text:
+        pieces.append(("text", "".join(text)))
+    if stray:
+        pieces.append(("bytes", bytes(stray)))
+    return pieces
+
+
+def escape_char(ch: str) -> str | None:
+    """The escape shown for a control or invisible format character, ``None`` for characters shown as they are.
+
+    >>> escape_char("\\x07"), escape_char("\\u200b"), escape_char("a")
+    ('\\\\x07', '\\\\u200b', None)
+    """
+    if ch in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[ch]
+    if ch in _GLYPHS:
+        return None
+    if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return None
+
+
+def safe_text(text: str) -> str:
+    """Text with whitespace as glyphs and control characters escaped, on one line.
+
+    >>> safe_text(" a\\tb\\n\\x1b")
+    '·a→b↵\\\\x1b'
+    """
+    return "".join(_GLYPHS.get(ch) or escape_char(ch) or ch for ch in text)
+
+
+def render_token(token: bytes) -> str:
+    """A token's bytes as a one-line string safe to put in a table cell.
+
+    Whitespace becomes glyphs, control characters are escaped, and bytes that are not a whole character
+    are written ``\\xe3`` (a table cell has no room for a second style to set them apart).
+
+    >>> render_token(b" the")
+    '·the'
+    >>> render_token(b"\\xe3\\x81")
+    '\\\\xe3\\\\x81'
+    >>> render_token(b"a\\x07\\n")
+    'a\\\\x07↵'
+    """
+    out: list[str] = []
+    for kind, value in token_pieces(token):
+        if kind == "text":
+            assert isinstance(value, str)
+            out.append(safe_text(value))
+        else:
+            assert isinstance(value, bytes)
+            out.append("".join(f"\\x{b:02x}" for b in value))
+    return "".join(out)
+
+
+def _text_content(text: str) -> Content:
+    """Text with glyphs and escapes, each styled; a newline shows ``↵`` and then really breaks the line."""
+    parts: list[str | tuple[str, str]] = []
+    for ch in text:
+        glyph = _GLYPHS.get(ch)
+        if glyph is not None:
+            parts.append((glyph, GLYPH_STYLE))
+            if ch == "\n":
+                parts.append("\n")
+            continue
+        escaped = escape_char(ch)
+        parts.append((escaped, ESCAPE_STYLE) if escaped is not None else ch)
+    return Content.assemble(*parts)
+
+
+def token_body(token: bytes) -> Content:
+    """One token's visible form, without its background: text, glyphs, escapes and stray bytes in hex.
+
+    Stray bytes are set off from the token's text by a plain space (real spaces show as ``·``).
+
+    >>> token_body(b"\\x82 \\xe3\\x81").plain
+    '82 · e3 81'
+    """
+    parts: list[Content] = []
+    for kind, value in token_pieces(token):
+        if kind == "text":
+            assert isinstance(value, str)
+            parts.append(_text_content(value))
+        else:
+            assert isinstance(value, bytes)
+            parts.append(Content(hex_bytes(value)))
+    return Content(" ").join(parts) if len(parts) > 1 else (parts[0] if parts else Content(""))
+
+
+def is_split(token: bytes) -> bool:
+    """Whether ``token`` holds bytes that are not a whole character (it splits a multi-byte character).
+
+    >>> is_split(b"\\xe3\\x81"), is_split("の".encode())
+    (True, False)
+    """
+    return any(kind == "bytes" for kind, _ in token_pieces(token))
+
+
+def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
+    """The background style of each token, so that no two neighbours share one.
+
+    A token's colour comes from its id, so the same token looks the same wherever it appears; when
+    that would repeat the previous token's colour, the next palette entry is taken instead. Tokens that
+    split a character draw from ``SPLIT_PALETTE`` under the same rule.
+
+    >>> from types import SimpleNamespace as T
+    >>> styles = token_styles([T(id=0, token=b"a"), T(id=6, token=b"b"), T(id=1, token=b"c")])
+    >>> styles[0] == PALETTE[0], styles[1] == PALETTE[1], styles[2] == PALETTE[2]
+    (True, True, True)
+    """
+    styles: list[str] = []
+    previous = ""
+    for item in tokens:
+        palette = SPLIT_PALETTE if is_split(item.token) else PALETTE
+        index = item.id % len(palette)
+        if palette[index] == previous:
+            index = (index + 1) % len(palette)
+        previous = palette[index]
+        styles.append(previous)
+    return styles
+
+
+def subscript(number: int) -> str:
+    """``number`` in subscript digits, the compact form of an inline token id.
+
+    >>> subscript(262)
+    '₂₆₂'
+    """
+    return str(number).translate(_SUBSCRIPTS)
+
+
+def tokens_content(
+    tokens: Sequence[TokenLike],
+    *,
+    show_ids: bool = False,
+    cursor: int | None = None,
+) -> Content:
+    """Render a tokenized text: each token on its own background, neighbours always differing.
+
+    Args:
+        tokens: the spans of the text, in order.
+        show_ids: follow each token by its id in subscript digits (before a line break it ends with).
+        cursor: index of a token to draw in ``CURSOR_STYLE``, or ``None``.
+
+    >>> from types import SimpleNamespace as T
+    >>> tokens_content([T(id=72, token=b"Hi"), T(id=10, token=b"\\n")], show_ids=True).plain
+    'Hi₇₂↵₁₀\\n'
+    """
+    styles = token_styles(tokens)
+    text: list[str] = []
+    spans: list[Span] = []
+    position = 0
+    for index, (item, style) in enumerate(zip(tokens, styles)):
+        body = token_body(item.token)
+        if show_ids:
+            label = Content.styled(subscript(item.id), ID_STYLE)
+            if body.plain.endswith("\n"):
+                body = body[:-1] + label + Content("\n")
+            else:
+                body = body + label
+        length = len(body.plain)
+        text.append(body.plain)
+        spans.append(Span(position, position + length, CURSOR_STYLE if index == cursor else style))
+        spans.extend(Span(start + position, end + position, inner) for start, end, inner in body.spans)
+        position += length
+    return Content("".join(text), spans, strip_control_codes=False)

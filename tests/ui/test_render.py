@@ -1,0 +1,135 @@
+"""bpe_tui.render: token spans to Content, safe token strings, colours that never repeat between neighbours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from textual.content import Span
+
+from bpe_tui.render import (
+    CURSOR_STYLE,
+    ESCAPE_STYLE,
+    GLYPH_STYLE,
+    ID_STYLE,
+    PALETTE,
+    SPLIT_PALETTE,
+    escape_char,
+    hex_bytes,
+    render_token,
+    safe_text,
+    token_body,
+    token_pieces,
+    token_styles,
+    tokens_content,
+)
+
+
+@dataclass(frozen=True)
+class T:
+    id: int
+    token: bytes
+
+
+def test_hex_bytes() -> None:
+    assert hex_bytes(b"\xe3\x81") == "e3 81"
+    assert hex_bytes(b"") == ""
+
+
+def test_token_pieces_split_character_both_ends() -> None:
+    # "のは": e3 81 ae | e3 81 af ; a token [81 ae e3] holds the tail of の and the head of は.
+    assert token_pieces(b"\x81\xae\xe3") == [("bytes", b"\x81\xae\xe3")]
+    assert token_pieces(b"\xaeX\xe3\x81") == [("bytes", b"\xae"), ("text", "X"), ("bytes", b"\xe3\x81")]
+    assert token_pieces(b"\xff") == [("bytes", b"\xff")]
+    assert token_pieces(b"") == []
+
+
+def test_token_pieces_emoji_and_japanese_whole() -> None:
+    assert token_pieces("😀日".encode()) == [("text", "😀日")]
+
+
+def test_escape_char() -> None:
+    assert escape_char("\x07") == "\\x07"
+    assert escape_char("\x1b") == "\\x1b"
+    assert escape_char("\r") == "\\r"
+    assert escape_char("\x00") == "\\0"
+    assert escape_char("\x85") == "\\u0085"  # C1 control: a code point, not a byte
+    assert escape_char("\u200b") == "\\u200b"  # zero-width space, invisible otherwise
+    assert escape_char("\u2028") == "\\u2028"
+    for ch in (" ", "\n", "\t", "a", "あ", "😀"):
+        assert escape_char(ch) is None
+
+
+def test_safe_text() -> None:
+    assert safe_text("a b\tc\nd\x07") == "a·b→c↵d\\x07"
+
+
+def test_render_token() -> None:
+    assert render_token(b" the") == "·the"
+    assert render_token("日本".encode()) == "日本"
+    assert render_token(b"\xe3\x81") == "\\xe3\\x81"
+    assert render_token(b"\x82 x") == "\\x82·x"
+    assert render_token(b"\n\n") == "↵↵"
+    assert render_token(b"\x1b[31m") == "\\x1b[31m"
+    assert render_token(b"[bold]x[/bold]") == "[bold]x[/bold]"  # no markup anywhere
+
+
+def test_token_body_styles_glyphs_and_escapes() -> None:
+    body = token_body(b" a\x07\n")
+    assert body.plain == "·a\\x07↵\n"
+    assert list(body.spans) == [Span(0, 1, GLYPH_STYLE), Span(2, 6, ESCAPE_STYLE), Span(6, 7, GLYPH_STYLE)]
+
+
+def test_token_body_shows_stray_bytes_in_hex() -> None:
+    assert token_body(b"\xe3\x81").plain == "e3 81"
+    assert token_body("は".encode()[2:] + "い".encode()).plain == "af い"
+
+
+def test_styles_follow_ids_and_skip_a_repeat() -> None:
+    tokens = [T(0, b"a"), T(6, b"b"), T(12, b"c"), T(3, b"d")]
+    # 0 -> PALETTE[0]; 6 -> PALETTE[0] again, so PALETTE[1]; 12 -> PALETTE[0] (differs from [1]); 3 -> [3]
+    assert token_styles(tokens) == [PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[3]]
+
+
+def test_split_tokens_use_the_split_palette() -> None:
+    tokens = [T(300, b"\xe3\x81"), T(302, b"\x82\xe3"), T(7, "の".encode())]
+    assert token_styles(tokens) == [SPLIT_PALETTE[0], SPLIT_PALETTE[1], PALETTE[1]]
+
+
+@given(st.lists(st.tuples(st.integers(0, 60), st.binary(min_size=1, max_size=4)), max_size=40))
+def test_neighbours_never_share_a_colour(items: list[tuple[int, bytes]]) -> None:
+    styles = token_styles([T(token_id, token) for token_id, token in items])
+    assert all(a != b for a, b in zip(styles, styles[1:]))
+
+
+def test_tokens_content_exact() -> None:
+    content = tokens_content([T(72, b"Hi"), T(220, b" "), T(10, b"\n"), T(1, "日".encode())])
+    assert content.plain == "Hi·↵\n日"
+    assert list(content.spans) == [
+        Span(0, 2, PALETTE[0]),
+        Span(2, 3, PALETTE[4]),
+        Span(2, 3, GLYPH_STYLE),
+        Span(3, 5, PALETTE[5]),  # id 10 -> 4 would repeat the previous colour
+        Span(3, 4, GLYPH_STYLE),
+        Span(5, 6, PALETTE[1]),
+    ]
+    assert content.cell_length == cell_len("Hi·↵") + cell_len("日")
+
+
+def test_tokens_content_ids_and_cursor() -> None:
+    content = tokens_content([T(72, b"Hi"), T(10, b"\n"), T(99, b"x")], show_ids=True, cursor=2)
+    assert content.plain == "Hi₇₂↵₁₀\nx₉₉"
+    assert Span(2, 4, ID_STYLE) in content.spans
+    assert Span(8, 11, CURSOR_STYLE) in content.spans
+
+
+def test_japanese_is_double_width() -> None:
+    content = tokens_content([T(1000, "日本語".encode())])
+    assert content.cell_length == 6
+
+
+def test_markup_is_never_parsed() -> None:
+    content = tokens_content([T(1, b"[red]x[/red]")])
+    assert content.plain == "[red]x[/red]"
