@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from textual.content import Content, Span
@@ -209,26 +210,34 @@ def is_split(token: bytes) -> bool:
     return any(kind == "bytes" for kind, _ in token_pieces(token))
 
 
-def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
-    """The background style of each token, so that no two neighbours share one.
+def pick_style(token_id: int, split: bool, previous: str) -> str:
+    """The background for a token, given its neighbour's: from its id, or the next entry if that repeats.
 
-    A token's colour comes from its id, so the same token looks the same wherever it appears; when
-    that would repeat the previous token's colour, the next palette entry is taken instead. Tokens that
-    split a character draw from ``SPLIT_PALETTE`` under the same rule.
+    A token's colour comes from its id, so the same token looks the same wherever it appears. Tokens
+    that split a character draw from ``SPLIT_PALETTE`` instead, under the same rule.
+
+    >>> pick_style(6, False, previous=PALETTE[0]) == PALETTE[1]
+    True
+    """
+    palette = SPLIT_PALETTE if split else PALETTE
+    index = token_id % len(palette)
+    if palette[index] == previous:
+        index = (index + 1) % len(palette)
+    return palette[index]
+
+
+def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
+    """The background style of each token in a row, so that no two neighbours share one (see :func:`pick_style`).
 
     >>> from types import SimpleNamespace as T
     >>> styles = token_styles([T(id=0, token=b"a"), T(id=6, token=b"b"), T(id=1, token=b"c")])
-    >>> styles[0] == PALETTE[0], styles[1] == PALETTE[1], styles[2] == PALETTE[2]
-    (True, True, True)
+    >>> styles == [PALETTE[0], PALETTE[1], PALETTE[2]]
+    True
     """
     styles: list[str] = []
     previous = ""
     for item in tokens:
-        palette = SPLIT_PALETTE if is_split(item.token) else PALETTE
-        index = item.id % len(palette)
-        if palette[index] == previous:
-            index = (index + 1) % len(palette)
-        previous = palette[index]
+        previous = pick_style(item.id, is_split(item.token), previous)
         styles.append(previous)
     return styles
 
@@ -242,28 +251,47 @@ def subscript(number: int) -> str:
     return str(number).translate(_SUBSCRIPTS)
 
 
-def tokens_content(
-    tokens: Sequence[TokenLike],
-    *,
-    show_ids: bool = False,
-    cursor: int | None = None,
-) -> Content:
+@dataclass(frozen=True, slots=True)
+class TokenLayout:
+    """A rendered token row and where each token sits in it, so a cursor can be drawn without re-rendering.
+
+    Attributes:
+        content: the row, every token on its background.
+        offsets: ``offsets[i]`` to ``offsets[i + 1]`` is token ``i`` in ``content.plain``.
+    """
+
+    content: Content
+    offsets: tuple[int, ...]
+
+    def with_cursor(self, index: int | None) -> Content:
+        """The row with token ``index`` drawn in ``CURSOR_STYLE`` (unchanged for ``None`` or out of range)."""
+        if index is None or not 0 <= index < len(self.offsets) - 1:
+            return self.content
+        return self.content.add_spans([Span(self.offsets[index], self.offsets[index + 1], CURSOR_STYLE)])
+
+    def line_of(self, index: int) -> int:
+        """The line (counting real line breaks only) token ``index`` starts on."""
+        return self.content.plain.count("\n", 0, self.offsets[index])
+
+
+def layout_tokens(tokens: Sequence[TokenLike], *, show_ids: bool = False) -> TokenLayout:
     """Render a tokenized text: each token on its own background, neighbours always differing.
 
     Args:
         tokens: the spans of the text, in order.
         show_ids: follow each token by its id in subscript digits (before a line break it ends with).
-        cursor: index of a token to draw in ``CURSOR_STYLE``, or ``None``.
 
     >>> from types import SimpleNamespace as T
-    >>> tokens_content([T(id=72, token=b"Hi"), T(id=10, token=b"\\n")], show_ids=True).plain
-    'Hi₇₂↵₁₀\\n'
+    >>> layout = layout_tokens([T(id=72, token=b"Hi"), T(id=10, token=b"\\n")], show_ids=True)
+    >>> layout.content.plain, layout.offsets
+    ('Hi₇₂↵₁₀\\n', (0, 4, 8))
     """
     styles = token_styles(tokens)
     text: list[str] = []
     spans: list[Span] = []
+    offsets = [0]
     position = 0
-    for index, (item, style) in enumerate(zip(tokens, styles)):
+    for item, style in zip(tokens, styles):
         body = token_body(item.token)
         if show_ids:
             label = Content.styled(subscript(item.id), ID_STYLE)
@@ -273,7 +301,23 @@ def tokens_content(
                 body = body + label
         length = len(body.plain)
         text.append(body.plain)
-        spans.append(Span(position, position + length, CURSOR_STYLE if index == cursor else style))
+        spans.append(Span(position, position + length, style))
         spans.extend(Span(start + position, end + position, inner) for start, end, inner in body.spans)
         position += length
-    return Content("".join(text), spans, strip_control_codes=False)
+        offsets.append(position)
+    return TokenLayout(Content("".join(text), spans, strip_control_codes=False), tuple(offsets))
+
+
+def tokens_content(
+    tokens: Sequence[TokenLike],
+    *,
+    show_ids: bool = False,
+    cursor: int | None = None,
+) -> Content:
+    """:func:`layout_tokens` as Content, with an optional cursor token.
+
+    >>> from types import SimpleNamespace as T
+    >>> tokens_content([T(id=72, token=b"Hi"), T(id=10, token=b"\\n")], show_ids=True).plain
+    'Hi₇₂↵₁₀\\n'
+    """
+    return layout_tokens(tokens, show_ids=show_ids).with_cursor(cursor)

@@ -18,6 +18,8 @@ from bpe_tui.render import (
     SPLIT_PALETTE,
     escape_char,
     hex_bytes,
+    layout_tokens,
+    pick_style,
     render_token,
     safe_text,
     token_body,
@@ -133,3 +135,20 @@ def test_japanese_is_double_width() -> None:
 def test_markup_is_never_parsed() -> None:
     content = tokens_content([T(1, b"[red]x[/red]")])
     assert content.plain == "[red]x[/red]"
+
+
+def test_layout_offsets_and_cursor_overlay() -> None:
+    layout = layout_tokens([T(72, b"Hi"), T(10, b"\n"), T(99, b"x")])
+    assert layout.content.plain == "Hi↵\nx"
+    assert layout.offsets == (0, 2, 4, 5)
+    assert layout.with_cursor(1).spans[-1] == Span(2, 4, CURSOR_STYLE)
+    assert layout.with_cursor(None) is layout.content
+    assert layout.with_cursor(7) is layout.content
+    assert [layout.line_of(i) for i in range(3)] == [0, 0, 1]
+
+
+def test_pick_style() -> None:
+    assert pick_style(7, False, previous="") == PALETTE[1]
+    assert pick_style(7, False, previous=PALETTE[1]) == PALETTE[2]
+    assert pick_style(5, False, previous=PALETTE[5]) == PALETTE[0]
+    assert pick_style(1, True, previous=SPLIT_PALETTE[1]) == SPLIT_PALETTE[0]
