@@ -1,0 +1,344 @@
+"""Tokenizer files: one function loads any supported file (format detected from content), one saves to any format.
+
+Formats (one module each): ``"bpe-tui"`` — our JSON, the only one that keeps merge counts and training
+parameters (:mod:`core.formats.native`); ``"gpt2"`` — ``vocab.json`` + ``merges.txt``
+(:mod:`core.formats.gpt2`); ``"hf"`` — Hugging Face ``tokenizer.json`` (:mod:`core.formats.huggingface`);
+``"tiktoken"`` — a ``base64(token) rank`` file (:mod:`core.formats.tiktoken_ranks`).
+
+Detection looks at content, never at the file name, because tokenizer files are routinely renamed
+(``gpt2-vocab.json``, ``cl100k_base.tiktoken``, ``tokenizer (1).json``). Every problem becomes a
+one-line :class:`~core.errors.TokenizerFileError` naming the file and, where there is one, the line.
+The shared checks at the bottom run for every format, so all loaders accept and reject the same models.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from core.byte_alphabet import encode_bytes
+from core.errors import SettingsError, TokenizerFileError
+from core.model import BPEModel, TrainingInfo
+
+__all__ = ["FORMATS", "load_tokenizer", "save_tokenizer", "detect_format", "show_token"]
+
+FORMATS = ("bpe-tui", "gpt2", "hf", "tiktoken")
+"""Names accepted by :func:`save_tokenizer` and returned by :func:`detect_format`."""
+
+_ALIASES = {"native": "bpe-tui", "json": "bpe-tui", "huggingface": "hf", "tokenizer.json": "hf", "rank": "tiktoken"}
+
+_MAGIC = {b"\x89PNG": "a PNG image", b"\x1f\x8b": "gzip data", b"PK\x03\x04": "a zip archive", b"%PDF": "a PDF"}
+
+_SNIFF_LINES = 20
+"""How many lines of a text file decide between a rank file and merges.txt."""
+
+
+# ----------------------------------------------------------------------------------------------- loading
+
+
+def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLike[str] | None = None) -> BPEModel:
+    """Load a tokenizer file of any supported format into a :class:`~core.model.BPEModel`.
+
+    ``path`` may be our JSON, a ``tokenizer.json``, a rank file, a GPT-2 ``vocab.json`` or
+    ``merges.txt`` (the other half is ``merges_path``, or found beside it: ``vocab.json`` <->
+    ``merges.txt``, ``foo-vocab.json`` <-> ``foo-merges.txt``), or a directory holding ``tokenizer.json``
+    or ``vocab.json`` + ``merges.txt``.
+
+    Raises:
+        TokenizerFileError: missing, unreadable, corrupt, truncated or wrong-type file, or an inconsistent
+            tokenizer (merges naming tokens not in the vocab, duplicate ids, fingerprint mismatch...).
+
+    >>> import tempfile, pathlib
+    >>> from core.model import BPEModel
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> [p.name for p in save_tokenizer(model, folder / "tok.json", format="bpe-tui")]
+    ['tok.json']
+    >>> load_tokenizer(folder / "tok.json").merges
+    [(b'a', b'b')]
+    """
+    from core.formats import gpt2, huggingface, native, tiktoken_ranks
+
+    source = _resolve(Path(path))
+    kind, content = _sniff(source)
+    if kind == "bpe-tui":
+        return native.from_json(content, source)
+    if kind == "hf":
+        return huggingface.from_json(content, source)
+    if kind == "tiktoken":
+        return tiktoken_ranks.from_text(content, source)
+    if kind == "gpt2-vocab":
+        merges = Path(merges_path) if merges_path is not None else gpt2.find_merges(source)
+        return gpt2.read(source, merges, vocab_data=content)
+    if kind == "gpt2-merges":
+        vocab = gpt2.find_vocab(source)
+        return gpt2.read(vocab, source, merges_text=content)
+    raise AssertionError(kind)
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """Which of :data:`FORMATS` a file (or directory) is, judged from its content.
+
+    Raises:
+        TokenizerFileError: the file is missing, unreadable or not a tokenizer file.
+
+    >>> import tempfile, pathlib
+    >>> rank_file = pathlib.Path(tempfile.mkdtemp()) / "ranks.txt"
+    >>> _ = rank_file.write_text("IQ== 0\\nIg== 1\\n")
+    >>> detect_format(rank_file)
+    'tiktoken'
+    """
+    kind, _ = _sniff(_resolve(Path(path)))
+    return "gpt2" if kind.startswith("gpt2") else kind
+
+
+def _resolve(path: Path) -> Path:
+    """A directory stands for the tokenizer file inside it."""
+    if not path.exists():
+        raise TokenizerFileError(f"{path}: no such file; check the path")
+    if not path.is_dir():
+        return path
+    for name in ("tokenizer.json", "vocab.json"):
+        if (path / name).is_file():
+            return path / name
+    raise TokenizerFileError(f"{path}: directory holds no tokenizer.json or vocab.json; give the tokenizer file itself")
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of ``path``, with OS errors turned into one-line TokenizerFileErrors."""
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise TokenizerFileError(f"{path}: is a directory; give a tokenizer file") from None
+    except FileNotFoundError:
+        raise TokenizerFileError(f"{path}: no such file; check the path") from None
+    except OSError as error:
+        raise TokenizerFileError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def decode_text(raw: bytes, path: Path) -> str:
+    """UTF-8 text of a tokenizer file, rejecting binary data with a name for what it looks like."""
+    for magic, what in _MAGIC.items():
+        if raw.startswith(magic):
+            raise TokenizerFileError(f"{path}: is {what}, not a tokenizer file")
+    if b"\x00" in raw[:8192]:
+        raise TokenizerFileError(f"{path}: is binary data, not a tokenizer file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise TokenizerFileError(f"{path} line {line}: not UTF-8 text (byte {error.start}); not a tokenizer file") from None
+    return text.removeprefix("\ufeff")
+
+
+def parse_json(text: str, path: Path) -> Any:
+    """``json.loads`` with one-line errors; a repeated key is an error (it would silently drop a token)."""
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                raise TokenizerFileError(f"{path}: key {key!r} appears twice in one JSON object; remove one")
+            result[key] = value
+        return result
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as error:
+        hint = "the file is truncated" if error.pos >= len(text.rstrip()) else "the file is corrupt"
+        raise TokenizerFileError(
+            f"{path} line {error.lineno}: invalid JSON at column {error.colno} ({error.msg}); {hint}"
+        ) from None
+    except RecursionError:
+        raise TokenizerFileError(f"{path}: JSON nested too deeply; not a tokenizer file") from None
+
+
+def _sniff(path: Path) -> tuple[str, Any]:
+    """(kind, parsed content): kind is a format name, or ``gpt2-vocab``/``gpt2-merges`` for the halves."""
+    text = decode_text(read_source(path), path)
+    stripped = text.lstrip()
+    if not stripped:
+        raise TokenizerFileError(f"{path}: file is empty; not a tokenizer file")
+    if stripped[0] in "{[":
+        data = parse_json(text, path)
+        if not isinstance(data, dict):
+            raise TokenizerFileError(f"{path}: JSON {type(data).__name__.replace('list', 'array')} is not a tokenizer; "
+                                     "expected a tokenizer.json, vocab.json or bpe-tui JSON object")
+        # A vocab.json can hold tokens named "format" or "model", so it is recognised first.
+        if data and all(type(v) is int for v in data.values()):
+            return "gpt2-vocab", data
+        if isinstance(data.get("format"), str):
+            if data["format"] != "bpe-tui":
+                raise TokenizerFileError(f"{path}: unknown format {data['format']!r}; expected 'bpe-tui'")
+            return "bpe-tui", data
+        if isinstance(data.get("model"), dict):
+            return "hf", data
+        raise TokenizerFileError(
+            f"{path}: JSON object is not a tokenizer (no 'format' or 'model' key, values not all token ids)"
+        )
+    return _sniff_lines(text, path), text
+
+
+def _sniff_lines(text: str, path: Path) -> str:
+    from core.formats.tiktoken_ranks import parse_rank_line
+
+    if text.lstrip().startswith("#version"):
+        return "gpt2-merges"
+    looks_ranked = looks_merged = True
+    checked = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        looks_ranked = looks_ranked and parse_rank_line(line) is not None
+        looks_merged = looks_merged and len(line.split(" ")) == 2 and all(line.split(" "))
+        if not (looks_ranked or looks_merged):
+            shown = line[:40].encode("unicode_escape").decode("ascii")
+            raise TokenizerFileError(
+                f"{path} line {number}: {shown!r} is neither 'base64 rank' (tiktoken) nor 'left right' "
+                "(merges.txt); not a tokenizer file"
+            )
+        checked += 1
+        if checked == _SNIFF_LINES:
+            break
+    return "tiktoken" if looks_ranked else "gpt2-merges"
+
+
+# ------------------------------------------------------------------------------------------------ saving
+
+
+def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str) -> list[Path]:
+    """Save ``model`` atomically in ``format`` (one of :data:`FORMATS`) and return the files written.
+
+    ``path`` is the file to write, except for ``"gpt2"``: a directory (no suffix, or an existing one,
+    created if needed) receives ``vocab.json`` + ``merges.txt``; a ``.json`` path is the vocab file and
+    the merges go beside it (``foo-vocab.json`` -> ``foo-merges.txt``, ``foo.json`` -> ``foo-merges.txt``).
+    For ``"hf"`` an existing directory receives ``tokenizer.json``.
+
+    What each format cannot hold: only ``"bpe-tui"`` keeps merge counts and training parameters;
+    ``"gpt2"`` and ``"tiktoken"`` keep no pattern (they imply GPT-2's, so other patterns are refused);
+    ``"tiktoken"`` keeps no special tokens (tiktoken declares them in code) — see
+    :mod:`core.formats.tiktoken_ranks`.
+
+    Raises:
+        SettingsError: unknown format, or a model the format cannot represent exactly.
+        OutputError: the file cannot be written (nothing is left behind).
+
+    >>> import tempfile, pathlib
+    >>> from core.model import BPEModel
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)}, [])
+    >>> [p.name for p in save_tokenizer(model, pathlib.Path(tempfile.mkdtemp()) / "gpt2", format="gpt2")]
+    ['vocab.json', 'merges.txt']
+    """
+    from core.formats import gpt2, huggingface, native, tiktoken_ranks
+
+    name = _ALIASES.get(format, format)
+    writers: dict[str, Callable[[BPEModel, Path], list[Path]]] = {
+        "bpe-tui": native.write,
+        "gpt2": gpt2.write,
+        "hf": huggingface.write,
+        "tiktoken": tiktoken_ranks.write,
+    }
+    if name not in writers:
+        raise SettingsError(f"unknown tokenizer format {format!r}; choose one of {', '.join(FORMATS)}")
+    return writers[name](model, Path(path))
+
+
+# ------------------------------------------------------------------------------- checks shared by formats
+
+
+def show_token(token: bytes) -> str:
+    """A token as the GPT-2 alphabet spells it, quoted: printable, one line, and how the files spell it.
+
+    >>> show_token(b" the\\n")
+    "'ĠtheĊ'"
+    """
+    return repr(encode_bytes(token))
+
+
+def model_name(path: Path) -> str:
+    """A display name: the file stem without generic words, or the folder name for ``tokenizer.json``.
+
+    >>> model_name(Path("data/gpt2_vocab.json")), model_name(Path("runs/tiny/tokenizer.json"))
+    ('gpt2', 'tiny')
+    """
+    stem = regex.sub(r"[-_.]?(?:vocab|merges|tokenizer)$", "", path.stem)
+    return stem or path.parent.name or path.stem
+
+
+def checked_model(
+    path: Path,
+    vocab: dict[int, bytes],
+    merges: list[tuple[bytes, bytes]],
+    *,
+    where: Callable[[int], str],
+    merges_file: Path | None = None,
+    special_tokens: list[str] | None = None,
+    pattern: str | None = None,
+    merge_counts: list[int | None] | None = None,
+    training: TrainingInfo | None = None,
+) -> BPEModel:
+    """Build a model after the checks every loader needs, so a bad file fails here and not in ``encode``.
+
+    ``where(rank)`` locates merge ``rank`` in the file (``"line 12"``, ``"merges[10]"``) for messages;
+    ``merges_file`` names the file the merges came from when it is not ``path`` (GPT-2's two files).
+    """
+    merges_at = merges_file or path
+    specials = list(special_tokens or [])
+    ids_of: dict[bytes, int] = {}
+    for token_id, token in sorted(vocab.items()):
+        if token_id < 0:
+            raise TokenizerFileError(f"{path}: token {show_token(token)} has negative id {token_id}")
+        if token in ids_of:
+            raise TokenizerFileError(
+                f"{path}: token {show_token(token)} has two ids, {ids_of[token]} and {token_id}; keep one"
+            )
+        ids_of[token] = token_id
+    missing = [b for b in range(256) if bytes([b]) not in ids_of]
+    if missing:
+        raise TokenizerFileError(
+            f"{path}: vocab has no token for byte 0x{missing[0]:02x} ({len(missing)} bytes missing); "
+            "a byte-level BPE vocab needs all 256"
+        )
+    seen: dict[tuple[bytes, bytes], int] = {}
+    for rank, (left, right) in enumerate(merges):
+        for part in (left, right, left + right):
+            if part not in ids_of:
+                role = "its result " if part == left + right else ""
+                raise TokenizerFileError(
+                    f"{merges_at} {where(rank)}: merge {show_token(left)} + {show_token(right)} names "
+                    f"{role}{show_token(part)}, which is not in the vocab"
+                )
+        if (left, right) in seen:
+            raise TokenizerFileError(
+                f"{merges_at} {where(rank)}: merge {show_token(left)} + {show_token(right)} repeats "
+                f"{where(seen[(left, right)])}; remove one"
+            )
+        seen[(left, right)] = rank
+    for special in specials:
+        if special.encode("utf-8") not in ids_of:
+            raise TokenizerFileError(f"{path}: special token {special!r} is not in the vocab")
+    if len(set(specials)) != len(specials):
+        raise TokenizerFileError(f"{path}: a special token is listed twice; remove the repeat")
+    if merge_counts is not None and len(merge_counts) != len(merges):
+        raise TokenizerFileError(f"{path}: {len(merge_counts)} merge counts for {len(merges)} merges")
+    kwargs: dict[str, Any] = {}
+    if pattern is not None:
+        try:
+            regex.compile(pattern)
+        except regex.error as error:
+            raise TokenizerFileError(f"{path}: split pattern does not compile ({error}); fix 'pattern'") from None
+        kwargs["pattern"] = pattern
+    return BPEModel(
+        vocab=dict(sorted(vocab.items())),
+        merges=list(merges),
+        special_tokens=specials,
+        merge_counts=merge_counts,
+        training=training,
+        name=model_name(path),
+        **kwargs,
+    )

@@ -1,0 +1,210 @@
+"""Hugging Face ``tokenizer.json`` for byte-level BPE: what ``tokenizers.Tokenizer.from_file`` reads and writes.
+
+Only files that encode exactly as our BPE would are accepted; anything that would change the ids
+(a normalizer, a prefix space, BPE dropout, ``ignore_merges``, byte fallback, subword prefixes, a
+non-byte-level vocab) is refused with the option named, rather than loaded and silently encoding
+differently. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
+change how the text itself is split.
+
+Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
+in the text before pre-tokenisation and never splits them, which is what a special token does here.
+
+We write merges as ``"left right"`` strings, the spelling every ``tokenizers`` version reads, and read
+both that and the ``["left", "right"]`` pairs newer versions write.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core.byte_alphabet import decode_bytes, encode_bytes
+from core.errors import TokenizerFileError
+from core.formats import checked_model
+from core.formats.atomic import atomic_write_text
+from core.formats.gpt2 import parse_vocab
+from core.model import BPEModel
+from core.patterns import GPT2_PATTERN
+
+WHOLE_TEXT_PATTERN = r"[\s\S]+"
+"""ByteLevel with ``use_regex: false`` and no Split: the whole text between added tokens is one pre-token."""
+
+
+def from_json(data: dict[str, Any], path: Path) -> BPEModel:
+    """Build a model from a parsed tokenizer.json, refusing options that would change the ids."""
+    model = data.get("model")
+    if not isinstance(model, dict):
+        raise TokenizerFileError(f"{path}: 'model' must be an object; not a tokenizer.json")
+    kind = model.get("type", "BPE")
+    if kind != "BPE":
+        raise TokenizerFileError(f"{path}: is a {kind} tokenizer; only byte-level BPE is supported")
+    _refuse_options(model, path)
+    if data.get("normalizer") is not None:
+        raise TokenizerFileError(
+            f"{path}: has a {_type_of(data['normalizer'])} normalizer, which bpe-tui cannot reproduce; "
+            "only tokenizers without a normalizer are supported"
+        )
+    pattern = _pattern(data.get("pre_tokenizer"), path)
+
+    vocab, unspelled = parse_vocab(model.get("vocab"), path)
+    specials: list[str] = []
+    for index, added in enumerate(data.get("added_tokens") or []):
+        token_id, content = _added_token(added, index, path)
+        existing = vocab.get(token_id)
+        if existing is not None and existing != content.encode("utf-8"):
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {content!r} has id {token_id}, which the vocab gives to "
+                f"{encode_bytes(existing)!r}"
+            )
+        vocab[token_id] = content.encode("utf-8")
+        if content not in specials:
+            specials.append(content)
+    stray = [token for token in unspelled if token not in specials]
+    if stray:
+        raise TokenizerFileError(
+            f"{path}: vocab token {stray[0]!r} is not in GPT-2's byte alphabet; only byte-level BPE is supported"
+        )
+    merges = _merges(model.get("merges"), path)
+    return checked_model(
+        path, vocab, merges, where=lambda rank: f"model.merges[{rank}]", special_tokens=specials, pattern=pattern
+    )
+
+
+def _type_of(component: Any) -> str:
+    return str(component.get("type", "unknown")) if isinstance(component, dict) else type(component).__name__
+
+
+def _refuse_options(model: dict[str, Any], path: Path) -> None:
+    refused = {
+        "dropout": lambda v: v not in (None, 0, 0.0),
+        "continuing_subword_prefix": lambda v: bool(v),
+        "end_of_word_suffix": lambda v: bool(v),
+        "byte_fallback": lambda v: bool(v),
+        "ignore_merges": lambda v: bool(v),
+    }
+    for option, is_set in refused.items():
+        if is_set(model.get(option)):
+            raise TokenizerFileError(
+                f"{path}: model option {option}={model[option]!r} changes encoding in a way bpe-tui does not "
+                "reproduce; only plain byte-level BPE is supported"
+            )
+
+
+def _byte_level(step: dict[str, Any], path: Path) -> bool:
+    """Check a ByteLevel pre-tokenizer; return whether it splits with GPT-2's regex itself."""
+    if step.get("add_prefix_space"):
+        raise TokenizerFileError(
+            f"{path}: ByteLevel add_prefix_space=true is not supported (it changes the first token); set it to false"
+        )
+    return bool(step.get("use_regex", True))
+
+
+def _pattern(pre_tokenizer: Any, path: Path) -> str:
+    steps = _type_of(pre_tokenizer) == "Sequence" and pre_tokenizer.get("pretokenizers")
+    if not isinstance(steps, list):
+        steps = [pre_tokenizer]
+    kinds = [_type_of(step) for step in steps]
+    if kinds == ["ByteLevel"]:
+        return GPT2_PATTERN if _byte_level(steps[0], path) else WHOLE_TEXT_PATTERN
+    if kinds == ["Split", "ByteLevel"]:
+        split, byte_level = steps
+        regex_source = split.get("pattern", {}).get("Regex") if isinstance(split.get("pattern"), dict) else None
+        if not isinstance(regex_source, str):
+            raise TokenizerFileError(f"{path}: Split pre-tokenizer needs a {{'Regex': ...}} pattern")
+        if split.get("behavior", "Isolated") != "Isolated" or split.get("invert"):
+            raise TokenizerFileError(
+                f"{path}: Split behavior {split.get('behavior')!r} (invert={split.get('invert')}) is not supported; "
+                "only Isolated without invert"
+            )
+        if _byte_level(byte_level, path):
+            raise TokenizerFileError(f"{path}: Split followed by ByteLevel use_regex=true splits twice; not supported")
+        return regex_source
+    shown = " + ".join(kinds) if pre_tokenizer is not None else "none"
+    raise TokenizerFileError(
+        f"{path}: pre-tokenizer {shown} is not byte-level BPE; supported: ByteLevel, or Split(Regex) + ByteLevel"
+    )
+
+
+def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
+    if not isinstance(added, dict) or type(added.get("id")) is not int or not isinstance(added.get("content"), str):
+        raise TokenizerFileError(f"{path}: added_tokens[{index}] needs an integer 'id' and a string 'content'")
+    if added["id"] < 0 or not added["content"]:
+        raise TokenizerFileError(f"{path}: added_tokens[{index}] has a negative id or empty content")
+    return added["id"], added["content"]
+
+
+def _merges(raw: Any, path: Path) -> list[tuple[bytes, bytes]]:
+    if not isinstance(raw, list):
+        raise TokenizerFileError(f"{path}: 'model.merges' must be an array")
+    merges: list[tuple[bytes, bytes]] = []
+    for rank, entry in enumerate(raw):
+        parts = entry.split(" ") if isinstance(entry, str) else entry
+        if not (isinstance(parts, list) and len(parts) == 2 and all(isinstance(p, str) and p for p in parts)):
+            raise TokenizerFileError(
+                f"{path}: model.merges[{rank}] is {str(entry)[:60]!r}; expected \"left right\" or [\"left\", \"right\"]"
+            )
+        try:
+            merges.append((decode_bytes(parts[0]), decode_bytes(parts[1])))
+        except KeyError as error:
+            raise TokenizerFileError(
+                f"{path}: model.merges[{rank}]: character {error.args[0]!r} is not in GPT-2's byte alphabet"
+            ) from None
+    return merges
+
+
+def to_json(model: BPEModel) -> dict[str, Any]:
+    """A tokenizer.json for ``model`` that Hugging Face ``tokenizers`` loads and encodes identically with.
+
+    >>> from core.model import BPEModel
+    >>> data = to_json(BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<s>"}, [], special_tokens=["<s>"]))
+    >>> data["added_tokens"][0]["content"], data["pre_tokenizer"]["pretokenizers"][0]["behavior"]
+    ('<s>', 'Isolated')
+    """
+    ids = {token: token_id for token_id, token in model.vocab.items()}
+    added = [
+        {
+            "id": ids[special.encode("utf-8")],
+            "content": special,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for special in sorted(model.special_tokens, key=lambda s: ids[s.encode("utf-8")])
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        },
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": {encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())},
+            "merges": [f"{encode_bytes(left)} {encode_bytes(right)}" for left, right in model.merges],
+        },
+    }
+
+
+def write(model: BPEModel, path: Path) -> list[Path]:
+    """Save ``model`` as ``path`` (or ``path/tokenizer.json`` when ``path`` is a directory), atomically."""
+    target = path / "tokenizer.json" if path.is_dir() else path
+    return [atomic_write_text(target, json.dumps(to_json(model), ensure_ascii=False, indent=2) + "\n")]

@@ -1,0 +1,157 @@
+"""bpe-tui's own JSON format: the only one that keeps everything a model knows, and checks itself on load.
+
+Besides vocab and merges it holds what the other formats drop: each merge's count at training time (for
+the merge browser), the split pattern, the tie rule and the training parameters (to reproduce a run),
+and a fingerprint (:mod:`core.fingerprint`) that loading recomputes, so a hand-edited or damaged file is
+caught instead of silently encoding differently. Deleting the ``fingerprint`` field accepts an edit.
+
+Token bytes are spelled in GPT-2's byte alphabet, as in ``vocab.json``: lossless for any bytes, readable
+for text, and one token per line greps well. Layout::
+
+    {"format": "bpe-tui", "version": 1, "name": ..., "fingerprint": <hex sha256>, "pattern": ...,
+     "tie_rule": ..., "special_tokens": [...], "training": {...} | null,
+     "vocab": {"0": "Ā", ..., "256": "Ġt"}, "merges": [["Ġ", "t", 1234], ...]}
+
+where each merge is ``[left, right, count]`` and ``count`` is ``null`` when unknown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from core.byte_alphabet import decode_bytes, encode_bytes
+from core.errors import TokenizerFileError
+from core.fingerprint import fingerprint
+from core.formats import checked_model
+from core.formats.atomic import atomic_write_text
+from core.model import TIE_RULE, BPEModel, TrainingInfo
+
+FORMAT_NAME = "bpe-tui"
+VERSION = 1
+
+
+def to_text(model: BPEModel) -> str:
+    """The file content for ``model``: one vocab entry and one merge per line, so files diff well.
+
+    >>> from core.model import BPEModel
+    >>> text = to_text(BPEModel({i: bytes([i]) for i in range(256)} | {256: b" t"}, [(b" ", b"t")], merge_counts=[9]))
+    >>> '["Ġ", "t", 9]' in text, '"256": "Ġt"' in text
+    (True, True)
+    """
+
+    def dump(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    counts = model.merge_counts or [None] * len(model.merges)
+    header = {
+        "format": FORMAT_NAME,
+        "version": VERSION,
+        "name": model.name,
+        "fingerprint": fingerprint(model),
+        "pattern": model.pattern,
+        "tie_rule": TIE_RULE,
+        "special_tokens": list(model.special_tokens),
+        "training": model.training.to_json() if model.training is not None else None,
+    }
+    lines = ["{"]
+    lines += [f"  {dump(key)}: {dump(value)}," for key, value in header.items()]
+    vocab = [f'    "{token_id}": {dump(encode_bytes(token))}' for token_id, token in sorted(model.vocab.items())]
+    lines += ['  "vocab": {', ",\n".join(vocab), "  },"] if vocab else ['  "vocab": {},']
+    merges = [
+        f"    [{dump(encode_bytes(left))}, {dump(encode_bytes(right))}, {dump(count)}]"
+        for (left, right), count in zip(model.merges, counts, strict=True)
+    ]
+    lines += ['  "merges": [', ",\n".join(merges), "  ]"] if merges else ['  "merges": []']
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write(model: BPEModel, path: Path) -> list[Path]:
+    """Save ``model`` to ``path`` atomically."""
+    return [atomic_write_text(path, to_text(model))]
+
+
+def _expect(condition: bool, path: Path, message: str) -> None:
+    if not condition:
+        raise TokenizerFileError(f"{path}: {message}")
+
+
+def _token(text: Any, path: Path, where: str) -> bytes:
+    _expect(isinstance(text, str), path, f"{where} must be a string in GPT-2's byte alphabet, got {text!r}")
+    try:
+        return decode_bytes(text)
+    except KeyError as error:
+        raise TokenizerFileError(f"{path}: {where}: character {error.args[0]!r} is not in GPT-2's byte alphabet") from None
+
+
+def from_json(data: dict[str, Any], path: Path) -> BPEModel:
+    """Build a model from parsed file content, checking types, consistency and the fingerprint."""
+    version = data.get("version")
+    _expect(type(version) is int, path, f"'version' must be an integer, got {version!r}")
+    _expect(version <= VERSION, path, f"written by a newer bpe-tui (format version {version}); upgrade bpe-tui")
+    for key in ("vocab", "merges"):
+        _expect(key in data, path, f"no '{key}'; the file is incomplete")
+    raw_vocab, raw_merges = data["vocab"], data["merges"]
+    _expect(isinstance(raw_vocab, dict), path, "'vocab' must be an object of id -> token")
+    _expect(isinstance(raw_merges, list), path, "'merges' must be an array of [left, right, count]")
+
+    vocab: dict[int, bytes] = {}
+    for key, text in raw_vocab.items():
+        _expect(key.isascii() and key.isdigit(), path, f"vocab key {key!r} is not a token id")
+        token_id = int(key)
+        _expect(token_id not in vocab, path, f"id {token_id} appears twice in 'vocab'")
+        vocab[token_id] = _token(text, path, f"vocab[{key}]")
+
+    merges: list[tuple[bytes, bytes]] = []
+    counts: list[int | None] = []
+    for rank, entry in enumerate(raw_merges):
+        where = f"merges[{rank}]"
+        _expect(isinstance(entry, list) and len(entry) in (2, 3), path, f"{where} must be [left, right, count]")
+        merges.append((_token(entry[0], path, where), _token(entry[1], path, where)))
+        count = entry[2] if len(entry) == 3 else None
+        _expect(count is None or type(count) is int, path, f"{where}: count must be an integer or null, got {count!r}")
+        counts.append(count)
+
+    specials = data.get("special_tokens", [])
+    _expect(isinstance(specials, list) and all(isinstance(s, str) for s in specials), path,
+            "'special_tokens' must be an array of strings")
+    pattern = data.get("pattern")
+    _expect(isinstance(pattern, str), path, "'pattern' must be the split regex as a string")
+    training = _training(data.get("training"), path)
+
+    model = checked_model(
+        path,
+        vocab,
+        merges,
+        where=lambda rank: f"merges[{rank}]",
+        special_tokens=specials,
+        pattern=pattern,
+        merge_counts=counts if any(c is not None for c in counts) else None,
+        training=training,
+    )
+    name = data.get("name")
+    if isinstance(name, str) and name:
+        model = dataclasses.replace(model, name=name)
+    recorded = data.get("fingerprint")
+    if recorded is not None:
+        actual = fingerprint(model)
+        if recorded != actual:
+            raise TokenizerFileError(
+                f"{path}: fingerprint mismatch (file says {str(recorded)[:12]}, content gives {actual[:12]}): vocab, "
+                "merges, special tokens or pattern changed after saving; restore the file, or delete 'fingerprint' "
+                "to accept the change"
+            )
+    return model
+
+
+def _training(raw: Any, path: Path) -> TrainingInfo | None:
+    if raw is None:
+        return None
+    _expect(isinstance(raw, dict), path, "'training' must be an object or null")
+    try:
+        return TrainingInfo.from_json(raw)
+    except (KeyError, TypeError, ValueError) as error:
+        raise TokenizerFileError(f"{path}: 'training' is malformed ({type(error).__name__}: {error})") from None

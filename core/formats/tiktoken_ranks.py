@@ -1,0 +1,168 @@
+"""tiktoken's rank files (``.tiktoken``): one ``base64(token) rank`` line per token, and no merges.
+
+tiktoken merges the adjacent pair whose concatenation has the lowest rank; we replay an ordered merge
+list. The two agree when each multi-byte token's merge is the pair that tiktoken itself reaches on that
+token's bytes: run BPE on the token using only lower-ranked tokens, and it must stop at exactly two
+parts. We rebuild the merges that way on loading (a token that does not end in two parts means the file
+is not a BPE rank file) and, before saving, check that the same rebuilding gives back the model's merges
+in order, so a saved file encodes exactly as the model does.
+
+What a rank file does not hold:
+
+* Ranks are ids: a token's rank is its id in our vocab, and tiktoken uses the rank as the id.
+* Special tokens are not written. tiktoken declares them in code (``special_tokens={"<|endoftext|>":
+  256}``); their ids stay free in the rank file, so the other ids do not move. Loading gives a model
+  with no special tokens.
+* No split pattern: rank files load with GPT-2's pattern (tiktoken's ``r50k``/``gpt2``), and only
+  models using it can be saved. (``cl100k_base.tiktoken`` loads, but encodes as GPT-2's regex would.)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+
+import regex
+
+from core.errors import SettingsError, TokenizerFileError
+from core.formats import checked_model, show_token
+from core.formats.atomic import atomic_write_text
+from core.model import BPEModel
+from core.patterns import GPT2_PATTERN
+
+_LINE = regex.compile(r"([A-Za-z0-9+/]+={0,2})[ \t]+([0-9]+)[ \t]*\r?")
+
+
+def parse_rank_line(line: str) -> tuple[bytes, int] | None:
+    """``(token, rank)`` from one line, or ``None`` if it is not a valid ``base64 rank`` line.
+
+    >>> parse_rank_line("IGhlbGxv 42"), parse_rank_line("Ġ t")
+    ((b' hello', 42), None)
+    """
+    match = _LINE.fullmatch(line)
+    if match is None:
+        return None
+    try:
+        token = base64.b64decode(match[1], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return (token, int(match[2])) if token else None
+
+
+def rebuild_merge(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
+    """The parts tiktoken's BPE reaches on ``token`` using only tokens ranked below ``rank``.
+
+    Two parts are the merge that makes ``token``; anything else means the token cannot come from BPE.
+    Leftmost wins among equal ranks, as in tiktoken.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
+    >>> rebuild_merge(b"abc", 258, ranks)
+    [b'ab', b'c']
+    """
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best_rank, best_at = rank, -1
+        for i in range(len(parts) - 1):
+            pair_rank = ranks.get(parts[i] + parts[i + 1])
+            if pair_rank is not None and pair_rank < best_rank:
+                best_rank, best_at = pair_rank, i
+        if best_at < 0:
+            break
+        parts[best_at : best_at + 2] = [parts[best_at] + parts[best_at + 1]]
+    return parts
+
+
+def rebuild_merges(ranks: dict[bytes, int], describe: dict[bytes, str] | None = None) -> list[tuple[bytes, bytes]]:
+    """All merges, in rank order of the tokens they make.
+
+    Raises:
+        ValueError: a token cannot be built from two lower-ranked tokens; the message names it
+            (``describe`` maps a token to where it is, e.g. its line).
+    """
+    merges: list[tuple[bytes, bytes]] = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) < 2:
+            continue
+        parts = rebuild_merge(token, rank, ranks)
+        if len(parts) != 2:
+            where = (describe or {}).get(token, f"rank {rank}")
+            raise ValueError(
+                f"{where}: token {show_token(token)} (rank {rank}) cannot be built from two lower-ranked tokens"
+            )
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def from_text(text: str, path: Path) -> BPEModel:
+    """Build a model from a rank file's text (see the module docstring for what is assumed)."""
+    ranks: dict[bytes, int] = {}
+    line_of_rank: dict[int, int] = {}
+    line_of_token: dict[bytes, str] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        parsed = parse_rank_line(line)
+        if parsed is None:
+            shown = line[:60].encode("unicode_escape").decode("ascii")
+            raise TokenizerFileError(f"{path} line {number}: expected 'base64-token rank', got {shown!r}")
+        token, rank = parsed
+        if rank in line_of_rank:
+            raise TokenizerFileError(f"{path} line {number}: rank {rank} is already used on line {line_of_rank[rank]}")
+        if token in ranks:
+            raise TokenizerFileError(f"{path} line {number}: token {show_token(token)} is already on {line_of_token[token]}")
+        ranks[token] = rank
+        line_of_rank[rank] = number
+        line_of_token[token] = f"line {number}"
+    if not ranks:
+        raise TokenizerFileError(f"{path}: no 'base64-token rank' lines; the file is empty")
+    vocab = {rank: token for token, rank in ranks.items()}
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:  # checked here too, because rebuilding merges needs every byte
+        raise TokenizerFileError(
+            f"{path}: no rank for byte 0x{missing[0]:02x} ({len(missing)} bytes missing); a BPE rank file needs all 256"
+        )
+    try:
+        merges = rebuild_merges(ranks, line_of_token)
+    except ValueError as error:
+        raise TokenizerFileError(f"{path} {error}; not a BPE rank file") from None
+    line_of_merge = [line_of_token[left + right] for left, right in merges]
+    return checked_model(path, vocab, merges, where=lambda rank: line_of_merge[rank], pattern=GPT2_PATTERN)
+
+
+def to_text(model: BPEModel) -> str:
+    """The rank file for ``model``, refusing models tiktoken would encode differently.
+
+    >>> from core.model import BPEModel
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<s>", 257: b"ab"}, [(b"a", b"b")], ["<s>"])
+    >>> to_text(model).splitlines()[-1]
+    'YWI= 257'
+
+    Raises:
+        SettingsError: a pattern other than GPT-2's, or ids not in merge order (the ranks would reorder them).
+    """
+    label = model.name or "this tokenizer"
+    if model.pattern != GPT2_PATTERN:
+        raise SettingsError(
+            f"cannot save {label} as a tiktoken rank file: it implies GPT-2's split pattern and this tokenizer "
+            "uses another; save as bpe-tui or hf instead"
+        )
+    specials = {special.encode("utf-8") for special in model.special_tokens}
+    ranks = {token: token_id for token_id, token in model.vocab.items() if token not in specials}
+    try:
+        rebuilt = rebuild_merges(ranks)
+    except ValueError as error:
+        raise SettingsError(f"cannot save {label} as a tiktoken rank file: {error}") from None
+    if rebuilt != list(model.merges):
+        at = next((i for i, (a, b) in enumerate(zip(rebuilt, model.merges)) if a != b), min(len(rebuilt), len(model.merges)))
+        raise SettingsError(
+            f"cannot save {label} as a tiktoken rank file: ranks are ids, and these ids would change merge {at} "
+            "(tiktoken would merge differently); save as bpe-tui, gpt2 or hf instead"
+        )
+    lines = [f"{base64.b64encode(token).decode('ascii')} {rank}" for token, rank in sorted(ranks.items(), key=lambda i: i[1])]
+    return "\n".join(lines) + "\n"
+
+
+def write(model: BPEModel, path: Path) -> list[Path]:
+    """Save ``model`` as a rank file at ``path``, atomically (special tokens are not written)."""
+    return [atomic_write_text(path, to_text(model))]
