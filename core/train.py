@@ -14,7 +14,6 @@ CLI iterate the same events. The work is split in three phases:
 from __future__ import annotations
 
 import hashlib
-import heapq
 import multiprocessing
 import os
 import threading
@@ -32,28 +31,12 @@ from core.corpus import (
 )
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
+from core.merging import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this size a corpus is counted in-process: starting workers would cost more than it saves."""
-
-Pair = tuple[int, int]
-
-_REVERSE_LATIN1 = {i: 256 - i for i in range(256)}
-
-
-def _descending_key(token: bytes) -> str:
-    """A string that sorts in the *reverse* byte order of ``token``, so a min-heap pops the greater pair first.
-
-    Each byte b becomes the code point 256 - b, and a terminator (257) sorts a proper prefix after its
-    extensions: b"ab" > b"a", so key(b"ab") < key(b"a").
-
-    >>> _descending_key(b"ab") < _descending_key(b"a") < _descending_key(b"A")
-    True
-    """
-    return token.decode("latin-1").translate(_REVERSE_LATIN1) + chr(257)
-
 
 def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
     """Reject settings that cannot work, with one line that says what to change."""
@@ -72,6 +55,8 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
             f"vocab size {vocab_size!r} is too small: it must be at least {minimum} "
             f"(256 bytes + {len(special_tokens)} special tokens)"
         )
+    if vocab_size > MAX_TOKEN_ID + 1:
+        raise SettingsError(f"vocab size {vocab_size} is too large: at most {MAX_TOKEN_ID + 1} tokens are supported")
     if not isinstance(min_frequency, int) or min_frequency < 0:
         raise SettingsError(f"min frequency {min_frequency!r} must be a whole number >= 0")
     if errors not in ("strict", "replace"):
@@ -124,8 +109,7 @@ class TrainingRun:
             self.vocab[256 + offset] = token.encode("utf-8")
         self.merges: list[tuple[bytes, bytes]] = []
         self.merge_counts: list[int] = []
-        # Pair statistics (filled in the counting phase).
-        self._pair_counts: dict[Pair, int] = {}
+        self._merger: PairMerger | None = None
 
     @classmethod
     def from_text(cls, text: str, vocab_size: int, special_tokens: Sequence[str] = (), **options) -> TrainingRun:
@@ -168,11 +152,10 @@ class TrainingRun:
 
     def top_pairs(self, n: int = 10) -> list[tuple[bytes, bytes, int]]:
         """The ``n`` best candidate pairs right now, in the order training would pick them."""
+        if self._merger is None:
+            return []
         vocab = self.vocab
-        best = heapq.nlargest(
-            n, self._pair_counts.items(), key=lambda item: (item[1], vocab[item[0][0]], vocab[item[0][1]])
-        )
-        return [(vocab[a], vocab[b], count) for (a, b), count in best]
+        return [(vocab[ord(p[0])], vocab[ord(p[1])], count) for p, count in self._merger.top_pairs(n)]
 
     # -- phases -----------------------------------------------------------------------------------------
 
@@ -183,12 +166,12 @@ class TrainingRun:
         if self.cancelled:
             return
         yield PhaseProgress("counting", 0, len(word_counts))
-        words, freqs = self._count_pairs(word_counts)
+        self._merger = PairMerger(word_counts, self.vocab)
         del word_counts
-        yield PhaseProgress("counting", len(words), len(words))
+        yield PhaseProgress("counting", len(self._merger.words), len(self._merger.words))
         if self.cancelled:
             return
-        reason = yield from self._merge(words, freqs)
+        reason = yield from self._merge(self._merger)
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
 
@@ -243,143 +226,31 @@ class TrainingRun:
                 pool.join()
         word_counts.update(counts)
 
-    def _count_pairs(self, word_counts: dict[str, int]) -> tuple[list[list[int]], list[int]]:
-        words: list[list[int]] = []
-        freqs: list[int] = []
-        pair_counts: dict[Pair, int] = {}
-        where: dict[Pair, set[int]] = {}
-        for index, (piece, freq) in enumerate(word_counts.items()):
-            ids = list(piece.encode("utf-8"))
-            words.append(ids)
-            freqs.append(freq)
-            for pair in zip(ids, ids[1:]):
-                pair_counts[pair] = pair_counts.get(pair, 0) + freq
-                bucket = where.get(pair)
-                if bucket is None:
-                    where[pair] = {index}
-                else:
-                    bucket.add(index)
-        self._pair_counts = pair_counts
-        self._where = where
-        return words, freqs
-
-    def _merge(self, words: list[list[int]], freqs: list[int]) -> Iterator[TrainingEvent]:
+    def _merge(self, merger: PairMerger) -> Iterator[TrainingEvent]:
         """Merge until the vocabulary is full; returns why it stopped (``None`` if cancelled)."""
-        vocab = self.vocab
-        pair_counts = self._pair_counts
-        where = self._where
-        keys = [_descending_key(vocab[i]) for i in range(len(vocab))]
-        heap = [(-count, keys[a], keys[b], a, b) for (a, b), count in pair_counts.items()]
-        heapq.heapify(heap)
-        heappush, heappop = heapq.heappush, heapq.heappop
-        target = self.vocab_size - len(vocab)
+        target = self.vocab_size - len(self.vocab)
         if self.max_merges is not None:
             target = min(target, self.max_merges - len(self.merges))
-        yield PhaseProgress("merging", 0, max(target, 0))
-        next_id = len(vocab)
-        for _ in range(max(target, 0)):
+        target = max(target, 0)
+        yield PhaseProgress("merging", 0, target)
+        for _ in range(target):
             if self.cancelled:
                 return None
-            # Pop until an entry matches the pair's current count. Counts only fall without a push, so a
-            # stale entry overstates its pair: push it back with the true count and keep looking.
-            while heap:
-                neg, key_a, key_b, a, b = heappop(heap)
-                current = pair_counts.get((a, b), 0)
-                if current == -neg:
-                    break
-                if 0 < current < -neg:
-                    heappush(heap, (-current, key_a, key_b, a, b))
-            else:
+            best = merger.pop_best()
+            if best is None:
                 return "no_pairs"
-            count = -neg
+            pair, count, runner_up = best
             if count < self.min_frequency:
                 return "min_frequency"
-            del pair_counts[(a, b)]
-            runner_up = self._clean_top(heap)
-            new_id = next_id
-            next_id += 1
-            left, right = vocab[a], vocab[b]
-            vocab[new_id] = left + right
-            keys.append(_descending_key(vocab[new_id]))
+            new_id = len(self.vocab)
+            left, right = self.vocab[ord(pair[0])], self.vocab[ord(pair[1])]
+            merger.apply(pair, new_id)
             self.merges.append((left, right))
             self.merge_counts.append(count)
-            self._apply_merge(a, b, new_id, words, freqs, where, pair_counts, heap, keys)
             yield MergeMade(len(self.merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
         if self.max_merges is not None and len(self.merges) >= self.max_merges:
             return "max_merges"
         return "vocab_size"
-
-    def _clean_top(self, heap: list) -> int:
-        """Make the heap's top entry current and return its count (the runner-up's), 0 if none is left."""
-        pair_counts = self._pair_counts
-        while heap:
-            neg, key_a, key_b, a, b = heap[0]
-            current = pair_counts.get((a, b), 0)
-            if current == -neg:
-                return current
-            if 0 < current < -neg:
-                heapq.heapreplace(heap, (-current, key_a, key_b, a, b))
-            else:
-                heapq.heappop(heap)
-        return 0
-
-    @staticmethod
-    def _apply_merge(a, b, new_id, words, freqs, where, pair_counts, heap, keys) -> None:
-        """Replace every (a, b) with ``new_id`` in the pre-tokens that have it, adjusting neighbour counts.
-
-        The left neighbour is read from the output being built, so in ``a b a b`` the second merge sees
-        the first one's result: the transient (new, a) pair is counted +1 then -1 and cancels out.
-        """
-        deltas: dict[Pair, int] = {}
-        get = deltas.get
-        for index in where.pop((a, b), ()):
-            word = words[index]
-            try:
-                at = word.index(a)
-            except ValueError:
-                continue
-            n = len(word)
-            freq = freqs[index]
-            out = word[:at]
-            changed = False
-            while True:
-                if at + 1 < n and word[at + 1] == b:
-                    changed = True
-                    if out:
-                        left = out[-1]
-                        deltas[(left, a)] = get((left, a), 0) - freq
-                        deltas[(left, new_id)] = get((left, new_id), 0) + freq
-                        where.setdefault((left, new_id), set()).add(index)
-                    if at + 2 < n:
-                        right = word[at + 2]
-                        deltas[(b, right)] = get((b, right), 0) - freq
-                        deltas[(new_id, right)] = get((new_id, right), 0) + freq
-                        where.setdefault((new_id, right), set()).add(index)
-                    out.append(new_id)
-                    at += 2
-                else:
-                    out.append(a)
-                    at += 1
-                try:
-                    following = word.index(a, at)
-                except ValueError:
-                    out.extend(word[at:])
-                    break
-                out.extend(word[at:following])
-                at = following
-            if changed:
-                words[index] = out
-        merged = (a, b)
-        for pair, delta in deltas.items():
-            if delta == 0 or pair == merged:
-                continue
-            count = pair_counts.get(pair, 0) + delta
-            if count > 0:
-                pair_counts[pair] = count
-                if delta > 0:
-                    heapq.heappush(heap, (-count, keys[pair[0]], keys[pair[1]], pair[0], pair[1]))
-            else:
-                pair_counts.pop(pair, None)
 
 
 def train_bpe(
