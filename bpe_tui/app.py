@@ -1,0 +1,265 @@
+"""The Textual app: one mode per pane, global bindings, the command palette, loading files, the start-up run.
+
+Kept thin on purpose: each pane is a screen in ``bpe_tui/screens``, state lives in ``Session``, and
+training lives in the dashboard. The app wires them together and owns what is truly global.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from core.errors import BPEError
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.services import Services
+from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
+from bpe_tui.training_process import TrainingSpec
+
+STARTUP_VOCAB_SIZE = 1000
+"""Vocab size of the tokenizer trained from the samples at start-up: big enough to be interesting, < 1 s."""
+
+
+@dataclass(frozen=True)
+class Pane:
+    """A pane of the app: the key that opens it, its mode name and where its screen class lives."""
+
+    key: str
+    mode: str
+    title: str
+    module: str
+    class_name: str
+    description: str
+
+    def screen_class(self) -> type[Screen]:
+        """Import the screen class (views are imported on first use, so a broken one cannot stop the app)."""
+        return getattr(importlib.import_module(self.module), self.class_name)
+
+
+PANES: tuple[Pane, ...] = (
+    Pane("1", "corpus", "Corpus", "bpe_tui.screens.corpus", "CorpusScreen", "Pick a corpus and train"),
+    Pane("2", "dashboard", "Training", "bpe_tui.screens.dashboard", "DashboardScreen", "Watch a training run"),
+    Pane("3", "stepper", "Stepper", "bpe_tui.screens.stepper", "StepperScreen", "Step through merges"),
+    Pane("4", "boundaries", "Boundaries", "bpe_tui.screens.boundaries", "BoundariesScreen", "See token boundaries"),
+    Pane("5", "inspector", "Inspector", "bpe_tui.screens.inspector", "InspectorScreen", "Inspect a tokenizer"),
+    Pane("6", "compare", "Compare", "bpe_tui.screens.compare", "CompareScreen", "Compare tokenizers"),
+)
+
+
+class UnavailableScreen(Screen):
+    """Stands in for a pane whose screen could not be imported, saying why instead of crashing."""
+
+    def __init__(self, pane: Pane, reason: str) -> None:
+        super().__init__()
+        self._pane = pane
+        self._reason = reason
+
+    def compose(self) -> Iterable[Static]:
+        yield Static(f"The {self._pane.title} pane is not available: {self._reason}", id="unavailable")
+
+
+def _screen_factory(pane: Pane) -> Callable[[], Screen]:
+    def make() -> Screen:
+        try:
+            return pane.screen_class()()
+        except Exception as error:  # noqa: BLE001 - any import or construction failure is shown, not raised
+            return UnavailableScreen(pane, f"{type(error).__name__}: {error}")
+
+    return make
+
+
+class PaneCommands(Provider):
+    """Command palette entries: open each pane, open a tokenizer file, switch the active tokenizer, help."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        app = self.app
+        assert isinstance(app, BpeTuiApp)
+        commands: list[tuple[str, Callable[[], object], str]] = [
+            (f"Go to {pane.title} ({pane.key})", partial(app.switch_mode, pane.mode), pane.description)
+            for pane in PANES
+        ]
+        commands.append(("Open tokenizer file…", app.action_open_tokenizer, "Load a tokenizer in any format"))
+        commands.append(("Show keys (help)", app.action_help, "Every key binding, by pane"))
+        for index, loaded in enumerate(app.session.tokenizers):
+            commands.append(
+                (f"Use tokenizer: {loaded.name}", partial(app.session.set_active, index), "Make it the active one")
+            )
+        return commands
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+class BpeTuiApp(App[None]):
+    """Train, watch and inspect byte-level BPE tokenizers."""
+
+    TITLE = "bpe-tui"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {PaneCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        *(
+            Binding(pane.key, f"switch_mode('{pane.mode}')", pane.title, tooltip=pane.description)
+            for pane in PANES
+        ),
+        Binding("question_mark,f1", "help", "Help"),
+        Binding("ctrl+o", "open_tokenizer", "Open tokenizer", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+    MODES = {pane.mode: _screen_factory(pane) for pane in PANES}
+
+    def __init__(
+        self,
+        *,
+        session: Session | None = None,
+        services: Services | None = None,
+        tokenizer_paths: Sequence[Path] = (),
+        train_on_start: bool = True,
+        start_mode: str | None = None,
+        theme: str | None = None,
+    ) -> None:
+        """Build the app.
+
+        Args:
+            session: the shared state; a fresh one pointing at the bundled samples by default.
+            services: clock, RSS probe, training source and tree root (tests pass frozen ones).
+            tokenizer_paths: tokenizer files to load after start-up (errors become notifications).
+            train_on_start: train a small tokenizer on the samples at start-up unless files were given.
+            start_mode: the pane to open on; by default the dashboard (start-up run) or the inspector.
+            theme: a Textual theme name; tests pin one so snapshots do not depend on the default.
+        """
+        super().__init__()
+        self.session = session if session is not None else Session(samples_dir=find_samples_dir())
+        self.services = services if services is not None else Services()
+        self._tokenizer_paths = list(tokenizer_paths)
+        self._train_on_start = train_on_start and not tokenizer_paths
+        self._start_mode = start_mode
+        if theme is not None:
+            self.theme = theme
+        self.session.subscribe(self._session_changed)
+
+    async def on_mount(self) -> None:
+        mode = self._start_mode or (
+            "dashboard" if self._train_on_start else "inspector" if self._tokenizer_paths else "corpus"
+        )
+        await self.switch_mode(mode)
+        for path in self._tokenizer_paths:
+            self.load_tokenizer_file(path)
+        if self._train_on_start:
+            spec = self.startup_spec()
+            if spec is None:
+                self.notify("Bundled samples not found: pick a corpus to train on.", severity="warning")
+            else:
+                await self.start_training(spec, offer_save=False, switch=mode == "dashboard")
+
+    def startup_spec(self) -> TrainingSpec | None:
+        """A quick run over the English and Japanese samples, so every pane has a tokenizer at once."""
+        texts = self.session.sample_texts()
+        if not texts.get("english") and not texts.get("japanese"):
+            return None
+        return TrainingSpec(
+            vocab_size=STARTUP_VOCAB_SIZE,
+            text="\n".join(texts.get(name, "") for name in ("english", "japanese")),
+            label="samples (english + japanese)",
+            workers=1,
+            measure_texts=self.measure_texts(),
+        )
+
+    def measure_texts(self) -> tuple[tuple[str, str], ...]:
+        """The samples whose bytes/token the dashboard tracks during a run."""
+        texts = self.session.sample_texts()
+        return tuple((name, texts[name]) for name in ("english", "japanese") if texts.get(name))
+
+    async def start_training(self, spec: TrainingSpec, *, offer_save: bool = True, switch: bool = True) -> None:
+        """Start ``spec`` on the dashboard (creating it if needed), showing the dashboard if ``switch``."""
+        from bpe_tui.screens.dashboard import DashboardScreen
+
+        current = self.current_mode
+        await self.switch_mode("dashboard")
+        dashboard = self.screen_stack[0]
+        assert isinstance(dashboard, DashboardScreen)
+        dashboard.start(spec, offer_save=offer_save)
+        if not switch and current != "dashboard":
+            await self.switch_mode(current)
+
+    # -- session --------------------------------------------------------------------------------------------
+
+    def _session_changed(self, reason: str) -> None:
+        # Called on the UI thread by Session. The current screen hears at once; the others on resume.
+        self.post_message(SessionChanged(reason))
+        self.screen.post_message(SessionChanged(reason))
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        loaded = self.session.active_tokenizer()
+        self.sub_title = f"active: {loaded.name}" if loaded is not None else ""
+
+    # -- loading tokenizer files ------------------------------------------------------------------------
+
+    def load_tokenizer_file(self, path: Path) -> Worker[LoadedTokenizer]:
+        """Load a tokenizer file in a thread; success adds it to the session, failure is a notification."""
+        return self.run_worker(
+            partial(_load_tokenizer, Path(path)),
+            name=str(path),
+            group="load",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    @on(Worker.StateChanged)
+    def _tokenizer_loaded(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != "load":
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
+            self.session.add_tokenizer(worker.result)
+            self.notify(f"Loaded {worker.result.name}", title="Tokenizer")
+        elif event.state == WorkerState.ERROR:
+            error = worker.error
+            message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
+            self.notify(message, title="Could not load tokenizer", severity="error", timeout=10)
+
+    def action_open_tokenizer(self) -> None:
+        from bpe_tui.screens.path_dialog import PathDialog
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.load_tokenizer_file(path)
+
+        self.push_screen(
+            PathDialog("Open a tokenizer file (any format)", str(self.services.corpus_root) + "/", "Open"), chosen
+        )
+
+    # -- help -------------------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from bpe_tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+
+def _load_tokenizer(path: Path) -> LoadedTokenizer:
+    """Read and build a tokenizer (in a worker thread); raises ``BPEError`` with a one-line reason."""
+    from core.formats import load_tokenizer
+
+    model = load_tokenizer(path)
+    return LoadedTokenizer.from_model(model, name=model.name or path.stem, source=path)

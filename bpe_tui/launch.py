@@ -1,0 +1,95 @@
+"""``bpe-tui [PATH...]``: sort the paths into tokenizer files and corpus files, then build and run the app."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
+"""File endings taken as tokenizer files; anything else is a corpus. Directories are tokenizers
+(``tokenizer.json`` or ``vocab.json`` + ``merges.txt`` inside)."""
+
+
+class UsageError(Exception):
+    """Bad command-line arguments; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="bpe-tui",
+        description="Open the app. Tokenizer files (any supported format) are loaded; other files are "
+        "offered as corpora. With no paths, a small tokenizer is trained on the bundled samples.",
+    )
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="tokenizer files and/or corpus files")
+    parser.add_argument("--theme", default=None, help="a Textual theme name (e.g. textual-dark)")
+    parser.add_argument("--no-train", action="store_true", help="do not train the sample tokenizer at start-up")
+    return parser
+
+
+def is_tokenizer_path(path: Path) -> bool:
+    """Whether ``path`` names a tokenizer (by kind and ending; its content is checked when it loads).
+
+    Judging by content here would turn a corrupt ``tok.json`` into a corpus silently; by ending, it
+    becomes a clear load error instead.
+    """
+    if path.is_dir():
+        return True
+    if path.suffix.lower() in TOKENIZER_SUFFIXES:
+        return True
+    if path.name.endswith("merges.txt") or path.name.endswith("vocab.txt"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(1) == b"{"
+    except OSError:
+        return False
+
+
+def sort_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """Split into (tokenizer paths, corpus paths).
+
+    Raises:
+        UsageError: a path does not exist.
+    """
+    tokenizers: list[Path] = []
+    corpora: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or directory")
+        (tokenizers if is_tokenizer_path(path) else corpora).append(path.resolve())
+    return tokenizers, corpora
+
+
+def launch_app(argv: list[str]) -> int:
+    """Parse ``argv`` (without the program name), run the app, return the exit status (2 on bad arguments)."""
+    try:
+        args = build_parser().parse_args(argv)
+        tokenizers, corpora = sort_paths(args.paths)
+    except UsageError as error:
+        print(f"bpe-tui: error: {error}", file=sys.stderr)
+        return 2
+    from bpe_tui.app import BpeTuiApp
+    from bpe_tui.session import Session, find_samples_dir
+
+    session = Session(samples_dir=find_samples_dir())
+    if corpora:
+        session.corpus_path = corpora[0]
+    start_mode = "corpus" if corpora and not tokenizers else None
+    app = BpeTuiApp(
+        session=session,
+        tokenizer_paths=tokenizers,
+        train_on_start=not args.no_train,
+        start_mode=start_mode,
+        theme=args.theme,
+    )
+    app.run()
+    if len(corpora) > 1:
+        print(f"bpe-tui: note: only the first corpus ({corpora[0]}) was opened", file=sys.stderr)
+    return app.return_code or 0

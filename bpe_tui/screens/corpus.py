@@ -1,0 +1,200 @@
+"""The corpus pane: browse for a corpus file, preview it, see its stats and script mix, and start training."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DirectoryTree, Footer, Header, Static, Tree
+from textual.worker import get_current_worker
+
+from core.corpus_stats import CorpusStats, preview_text, scan_corpus
+from core.errors import CorpusError
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.training_process import Throttle, TrainingSpec
+from bpe_tui.widgets.corpus_stats import CorpusStatsView
+from bpe_tui.widgets.training_form import TrainingForm
+
+PREVIEW_BYTES = 4096
+
+
+class CorpusTree(DirectoryTree):
+    """A directory tree without hidden files (a corpus is rarely in ``.git``)."""
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [path for path in paths if not path.name.startswith(".")]
+
+
+class CorpusScreen(Screen):
+    """Highlight a file to preview it and count it; the form below trains on it."""
+
+    BINDINGS = [
+        Binding("s", "show_samples", "Samples", tooltip="Show the bundled sample corpora"),
+        Binding("w", "show_workdir", "Working dir", tooltip="Show the working directory"),
+        Binding("ctrl+t", "train", "Train", tooltip="Train on the chosen file with these settings"),
+        Binding("escape", "focus_tree", "To tree", show=False),
+    ]
+
+    @dataclass
+    class PreviewRead(Message):
+        """The start of ``path``, already made safe for display."""
+
+        path: Path
+        text: str
+
+    @dataclass
+    class StatsScanned(Message):
+        """Stats of the chosen file so far (``stats.complete`` once the scan is done)."""
+
+        stats: CorpusStats
+
+    @dataclass
+    class ScanFailed(Message):
+        """The chosen file could not be read."""
+
+        path: Path
+        reason: str
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple[Path, tuple[str, ...]] | None = None
+        """The file and special tokens last scanned, so resuming the pane does not rescan."""
+
+    def compose(self) -> ComposeResult:
+        root = self.app.services.corpus_root  # type: ignore[attr-defined]
+        yield Header()
+        with Horizontal(id="corpus-body"):
+            yield CorpusTree(root, id="tree")
+            with Vertical(id="corpus-right"):
+                with VerticalScroll(id="preview-box"):
+                    yield Static("", id="preview", markup=False)
+                yield CorpusStatsView("", id="stats")
+                yield TrainingForm(id="form")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#preview-box").border_title = "Preview"
+        session = self.app.session  # type: ignore[attr-defined]
+        if session.corpus_path is None and session.sample_path("english") is not None:
+            session.set_corpus(session.sample_path("english"))
+        self._show_corpus()
+
+    def on_screen_resume(self) -> None:
+        self._show_corpus()
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        if message.reason == "corpus":
+            self._show_corpus()
+
+    # -- choosing a file -------------------------------------------------------------------------------------
+
+    @on(Tree.NodeHighlighted, "#tree")
+    def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        entry = event.node.data
+        path = getattr(entry, "path", None)
+        if isinstance(path, Path) and path.is_file():
+            self.app.session.set_corpus(path)  # type: ignore[attr-defined]
+
+    @on(DirectoryTree.FileSelected, "#tree")
+    def _selected(self, event: DirectoryTree.FileSelected) -> None:
+        self.app.session.set_corpus(event.path)  # type: ignore[attr-defined]
+        self.query_one("#vocab").focus()
+
+    def _show_corpus(self) -> None:
+        path = self.app.session.corpus_path  # type: ignore[attr-defined]
+        if path is None:
+            self.query_one("#preview", Static).update("Highlight a file in the tree (s shows the samples).")
+            self.query_one(CorpusStatsView).show_message("No corpus chosen yet.")
+            return
+        if self._shown == (path, self.query_one(TrainingForm).special_tokens):
+            return
+        self._shown = (path, self.query_one(TrainingForm).special_tokens)
+        self.query_one("#preview-box").border_title = f"Preview · {path.name}"
+        self._scan(path, self.query_one(TrainingForm).special_tokens)
+
+    @on(TrainingForm.SpecialsChanged)
+    def _specials_changed(self, message: TrainingForm.SpecialsChanged) -> None:
+        self._show_corpus()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
+    def _scan(self, path: Path, special_tokens: tuple[str, ...]) -> None:
+        """Read the preview and scan the file, posting at most ~10 updates a second and the final one."""
+        worker = get_current_worker()
+        try:
+            self.post_message(self.PreviewRead(path, preview_text(path, PREVIEW_BYTES)))
+            throttle = Throttle(0.1)
+            for stats in scan_corpus(path, special_tokens):
+                if worker.is_cancelled:
+                    return
+                if stats.complete or throttle.ready():
+                    self.post_message(self.StatsScanned(stats))
+        except OSError as error:
+            self.post_message(self.ScanFailed(path, error.strerror or str(error)))
+
+    def on_corpus_screen_preview_read(self, message: PreviewRead) -> None:
+        if message.path == self.app.session.corpus_path:  # type: ignore[attr-defined]
+            self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
+
+    def on_corpus_screen_stats_scanned(self, message: StatsScanned) -> None:
+        if message.stats.path == self.app.session.corpus_path:  # type: ignore[attr-defined]
+            self.query_one(CorpusStatsView).show_stats(message.stats)
+
+    def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
+        self._shown = None
+        self.query_one(CorpusStatsView).show_message(f"{message.path.name}: {message.reason}", error=True)
+
+    # -- actions ------------------------------------------------------------------------------------------------
+
+    def action_show_samples(self) -> None:
+        samples = self.app.session.samples_dir  # type: ignore[attr-defined]
+        if samples is None:
+            self.notify("The bundled samples were not found.", severity="warning")
+            return
+        tree = self.query_one(CorpusTree)
+        tree.path = samples
+        tree.focus()
+
+    def action_show_workdir(self) -> None:
+        tree = self.query_one(CorpusTree)
+        tree.path = self.app.services.corpus_root  # type: ignore[attr-defined]
+        tree.focus()
+
+    def action_focus_tree(self) -> None:
+        self.query_one(CorpusTree).focus()
+
+    def action_train(self) -> None:
+        self.query_one(TrainingForm).submit()
+
+    @on(TrainingForm.TrainRequested)
+    async def _train(self, message: TrainingForm.TrainRequested) -> None:
+        from core.corpus import check_corpus_path
+
+        path = self.app.session.corpus_path  # type: ignore[attr-defined]
+        if path is None:
+            self.notify("Choose a corpus file in the tree first.", severity="error")
+            return
+        try:
+            check_corpus_path(path)
+        except CorpusError as error:
+            self.notify(str(error), title="Cannot train", severity="error")
+            return
+        settings = message.settings
+        spec = TrainingSpec(
+            vocab_size=settings.vocab_size,
+            corpus_path=path,
+            special_tokens=settings.special_tokens,
+            workers=settings.workers,
+            min_frequency=settings.min_frequency,
+            label=path.name,
+            measure_texts=self.app.measure_texts(),  # type: ignore[attr-defined]
+        )
+        await self.app.start_training(spec)  # type: ignore[attr-defined]

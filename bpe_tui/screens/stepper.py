@@ -1,0 +1,327 @@
+"""The merge stepper: step, jump or play through merges and see each merge, the candidates, and the text at k."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.render import render_token, tokens_content
+from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
+
+SOURCES = ("toy", "english", "japanese", "tokenizer")
+"""Where steps come from: live training on a sample (``toy``...) or the active tokenizer's merges."""
+
+TEXT_NAMES = ("toy", "english", "japanese", "mixed")
+LIVE_MERGES = {"toy": 50, "english": 500, "japanese": 500}
+"""How far each live run goes: the toy corpus runs out of pairs long before 50."""
+PLAY_SECONDS = 0.4
+SENTENCE_CHARS = 160
+
+
+def sample_sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
+    """The first line of real prose in a sample (not a title), cut at a word or character limit.
+
+    >>> sample_sentence("Title\\n\\nA first line of prose that is long enough.\\n", 30)
+    'A first line of prose that is'
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    prose = next((line for line in lines if len(line) >= 20), lines[0] if lines else "")
+    if len(prose) <= limit:
+        return prose
+    cut = prose[:limit]
+    space = cut.rfind(" ")
+    return cut[:space] if space > limit // 2 else cut
+
+
+def _cells(token: bytes) -> Text:
+    return Text(render_token(token))
+
+
+class StepperScreen(Screen):
+    """Keys move the step; a thread worker computes it; the handler shows it. Stale results are dropped."""
+
+    BINDINGS = [
+        Binding("right", "step(1)", "Next", tooltip="One merge forward"),
+        Binding("left", "step(-1)", "Back", tooltip="One merge back"),
+        Binding("pagedown", "step(10)", "+10", key_display="PgDn"),
+        Binding("pageup", "step(-10)", "-10", key_display="PgUp"),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("space", "play", "Play/pause"),
+        Binding("c", "next_source", "Source", tooltip="Toy, English or Japanese live run, or the active tokenizer"),
+        Binding("t", "next_text", "Text", tooltip="Which sample sentence to segment"),
+    ]
+
+    @dataclass
+    class StepComputed(Message):
+        """Step ``step.k`` of ``source`` is ready, with the spans of ``text`` at that step."""
+
+        source: str
+        step: Step
+        text: str
+        spans: list
+
+    @dataclass
+    class StepFailed(Message):
+        source: str
+        reason: str
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.source = "toy"
+        """Which of ``SOURCES`` the steps come from."""
+        self.k = 0
+        """The step asked for (the shown one may lag while a worker computes it)."""
+        self.shown: Step | None = None
+        """The step on screen."""
+        self._text_name: str | None = None
+        self._live: dict[str, LiveSteps] = {}
+        self._replay: ReplaySteps | None = None
+        self._timer: Timer | None = None
+        self._playing = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="stepper-top")
+        with Horizontal(id="stepper-body"):
+            yield DataTable(id="candidates", cursor_type="none", zebra_stripes=True)
+            with VerticalScroll(id="segmentation-box"):
+                yield Static("", id="segmentation")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#candidates", DataTable)
+        table.can_focus = False
+        self._timer = self.set_interval(PLAY_SECONDS, self._tick, pause=True)
+        self._compute()
+
+    def on_screen_resume(self) -> None:
+        if self.source == "tokenizer":
+            self._sync_replay()
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        if self.source == "tokenizer" and message.reason in ("added", "active", "replaced"):
+            self._sync_replay()
+
+    # -- what is stepped ------------------------------------------------------------------------------------
+
+    @property
+    def playing(self) -> bool:
+        """Whether the step advances by itself (space toggles)."""
+        return self._playing
+
+    def _texts(self) -> dict[str, str]:
+        return self.app.session.sample_texts()  # type: ignore[attr-defined]
+
+    def text_name(self) -> str:
+        """The sample whose sentence is segmented: the live corpus's own unless ``t`` chose another."""
+        if self._text_name is not None:
+            return self._text_name
+        return self.source if self.source in TEXT_NAMES else "english"
+
+    def _sentence(self) -> str:
+        texts = self._texts()
+        name = self.text_name()
+        if name == "toy":
+            return texts.get("toy", "low low low lower lower newest").strip()
+        return sample_sentence(texts.get(name, ""))
+
+    def _steps(self) -> LiveSteps | ReplaySteps | None:
+        if self.source == "tokenizer":
+            if self._replay is None:
+                self._sync_replay(compute=False)
+            return self._replay
+        steps = self._live.get(self.source)
+        if steps is None:
+            text = self._texts().get(self.source)
+            if not text:
+                return None
+            steps = self._live[self.source] = LiveSteps(text, max_merges=LIVE_MERGES[self.source])
+        return steps
+
+    def _sync_replay(self, *, compute: bool = True) -> None:
+        loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+        model = loaded.model if loaded is not None else None
+        if model is None:
+            self._replay = None
+        elif self._replay is None or self._replay.model is not model:
+            self._replay = ReplaySteps(model)
+            self.k = min(self.k, self._replay.total)
+        if compute:
+            self._compute()
+
+    # -- actions ----------------------------------------------------------------------------------------------
+
+    def _total(self) -> int | None:
+        steps = self._steps()
+        return None if steps is None else steps.total
+
+    def action_step(self, delta: int) -> None:
+        total = self._total()
+        target = max(0, self.k + delta)
+        self.k = target if total is None else min(target, total)
+        self._compute()
+
+    def action_jump(self, k: int) -> None:
+        """Jump to step ``k``; -1 means the last merge (a live run is taken to its end)."""
+        if k < 0:
+            total = self._total()
+            k = total if total is not None else 10**9
+        self.k = k
+        self._compute()
+
+    def action_play(self) -> None:
+        self._playing = not self._playing
+        assert self._timer is not None
+        if self._playing:
+            self._timer.resume()
+        else:
+            self._timer.pause()
+        self._show_top()
+
+    def _tick(self) -> None:
+        total = self._total()
+        if total is not None and self.k >= total:
+            self.action_play()
+            return
+        self.action_step(1)
+
+    def action_next_source(self) -> None:
+        self.source = SOURCES[(SOURCES.index(self.source) + 1) % len(SOURCES)]
+        self._text_name = None
+        self.k = 0
+        if self.source == "tokenizer":
+            self._sync_replay()
+        else:
+            self._compute()
+
+    def action_next_text(self) -> None:
+        current = self.text_name()
+        self._text_name = TEXT_NAMES[(TEXT_NAMES.index(current) + 1) % len(TEXT_NAMES)]
+        self._compute()
+
+    # -- computing and showing -------------------------------------------------------------------------------
+
+    def _compute(self) -> None:
+        steps = self._steps()
+        if steps is None:
+            self.shown = None
+            what = "No active tokenizer: train one or open a file (ctrl+o)." if self.source == "tokenizer" else (
+                f"The {self.source} sample was not found."
+            )
+            self.query_one("#stepper-top", Static).update(Content(what))
+            self.query_one("#segmentation", Static).update("")
+            self.query_one("#candidates", DataTable).clear(columns=True)
+            return
+        self._work(steps, self.source, self.k, self._sentence())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="stepper")
+    def _work(self, steps: LiveSteps | ReplaySteps, source: str, k: int, text: str) -> None:
+        from core.errors import BPEError
+        from core.spans import token_spans
+
+        worker = get_current_worker()
+        try:
+            step = steps.step(k)
+            spans = token_spans(step.tokenizer(), text)
+        except BPEError as error:
+            self.post_message(self.StepFailed(source, str(error)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.StepComputed(source, step, text, spans))
+
+    def on_stepper_screen_step_failed(self, message: StepFailed) -> None:
+        self.notify(message.reason, title="Stepper", severity="error")
+
+    def on_stepper_screen_step_computed(self, message: StepComputed) -> None:
+        if message.source != self.source:
+            return
+        step = message.step
+        self.shown = step
+        if step.k != self.k and (step.total is not None and self.k > step.total or self.k > step.k):
+            self.k = step.k  # asked past the end: settle on the last step
+        self._show_top()
+        self._show_table(step)
+        self._show_segmentation(message.text, message.spans, step.k)
+
+    def _source_label(self) -> str:
+        if self.source == "tokenizer":
+            loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+            return f"replaying {loaded.name if loaded is not None else '—'}"
+        return f"live training on the {self.source} sample"
+
+    def _show_top(self) -> None:
+        step = self.shown
+        if step is None:
+            return
+        total = "?" if step.total is None else f"{step.total:,}"
+        lines = [
+            Content.assemble(
+                (f"step {step.k:,} / {total}", "bold"),
+                f"  ·  {self._source_label()}",
+                ("  ▶ playing" if self._playing else "", "bold $success"),
+            )
+        ]
+        merge = step.merge
+        if merge is None:
+            lines.append(Content.styled("step 0: bytes only, no merge yet", "dim"))
+        else:
+            count = "—" if merge.count is None else f"{merge.count:,}"
+            parts: list[str | tuple[str, str]] = [
+                f"merge {merge.rank}: ",
+                (render_token(merge.left), "bold"),
+                " + ",
+                (render_token(merge.right), "bold"),
+                " → ",
+                (render_token(merge.token), "bold $accent"),
+                f"   count {count}",
+            ]
+            if merge.runner_up_count is not None:
+                parts.append(f"   runner-up {merge.runner_up_count:,}")
+            if merge.won_tie:
+                parts.append(("  tie", "bold $warning"))
+            lines.append(Content.assemble(*parts))
+        self.query_one("#stepper-top", Static).update(Content("\n").join(lines))
+
+    def _show_table(self, step: Step) -> None:
+        table = self.query_one("#candidates", DataTable)
+        table.clear(columns=True)
+        box = table
+        if self.source == "tokenizer":
+            box.border_title = "Merges around this step (recorded counts)"
+            table.add_columns("", "#", "left", "right", "token", "count")
+            for merge in step.nearby:
+                mark = Text("▶", style="bold") if merge.rank == step.k - 1 else Text("")
+                count = "—" if merge.count is None else f"{merge.count:,}"
+                table.add_row(
+                    mark, Text(str(merge.rank)), _cells(merge.left), _cells(merge.right), _cells(merge.token), Text(count)
+                )
+        else:
+            box.border_title = "Next merge candidates"
+            table.add_columns("left", "right", "token", "count")
+            for left, right, count in step.candidates:
+                table.add_row(_cells(left), _cells(right), _cells(left + right), Text(f"{count:,}", justify="right"))
+
+    def _show_segmentation(self, text: str, spans: list, k: int) -> None:
+        box = self.query_one("#segmentation-box")
+        box.border_title = f"{self.text_name()} sentence at step {k:,}"
+        nbytes = len(text.encode("utf-8"))
+        count = len(spans)
+        summary = Content.styled(
+            f"{count} tokens · {nbytes / count if count else 0:.2f} bytes/token · "
+            f"{len(text) / count if count else 0:.2f} chars/token",
+            "dim",
+        )
+        self.query_one("#segmentation", Static).update(Content("\n\n").join([tokens_content(spans), summary]))

@@ -1,0 +1,180 @@
+"""The merge stepper's data, without any UI: what merge k was, the candidates after it, the text at step k.
+
+Two sources of steps. ``LiveSteps`` trains on a small text one merge at a time with ``core.train`` and
+keeps every step it has seen (its merge and the candidate pairs after it), so going back is a lookup
+rather than a retrain. ``ReplaySteps`` replays the merges of an existing tokenizer, with the counts the
+file recorded (``None`` where it recorded none). Both are safe to drive from one worker thread at a time;
+a lock makes a late, superseded worker wait instead of interleaving.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+
+from core.events import MergeMade, PhaseProgress
+from core.model import BPEModel
+from core.tokenizer import Tokenizer
+
+CANDIDATES = 8
+"""How many candidate pairs each step shows."""
+
+
+@dataclass(frozen=True)
+class StepMerge:
+    """Merge number ``rank`` (0-based): ``left + right``, with its count when known."""
+
+    rank: int
+    left: bytes
+    right: bytes
+    count: int | None
+    runner_up_count: int | None = None
+    won_tie: bool = False
+
+    @property
+    def token(self) -> bytes:
+        return self.left + self.right
+
+
+@dataclass(frozen=True)
+class Step:
+    """The state after ``k`` merges.
+
+    Attributes:
+        k: merges applied (0 = bytes only).
+        total: merges available, ``None`` while a live run has not reached its end yet.
+        merge: the last merge applied (rank ``k - 1``), ``None`` at step 0.
+        candidates: live runs: the best pairs for the next merge as (left, right, count).
+        nearby: replays: the merges around ``k`` with their recorded counts.
+        model: the tokenizer at step k as data (its first ``k`` merges).
+    """
+
+    k: int
+    total: int | None
+    merge: StepMerge | None
+    candidates: tuple[tuple[bytes, bytes, int], ...]
+    nearby: tuple[StepMerge, ...]
+    model: BPEModel
+
+    def tokenizer(self) -> Tokenizer:
+        return Tokenizer.from_model(self.model)
+
+
+class LiveSteps:
+    """Steps of a live training run on ``text``, computed on demand and kept.
+
+    Candidate pairs are only known while the run stands at a step, and listing them costs more than a
+    merge, so they are taken only at steps someone looks at. Looking back at a step that was skipped
+    retrains a fresh run up to it: these corpora are small enough for that to take a fraction of a second.
+
+    >>> steps = LiveSteps("low low low lower lower newest", max_merges=10)
+    >>> steps.step(2).merge.token, steps.step(2).candidates[0]
+    (b'low', (b' ', b'low', 4))
+    >>> steps.step(0).candidates[0][:2], steps.step(99).k, steps.total
+    ((b'o', b'w'), 10, 10)
+    """
+
+    def __init__(self, text: str, *, max_merges: int, special_tokens: tuple[str, ...] = ()) -> None:
+        self.text = text
+        self._max_merges = max_merges
+        self._vocab_size = 256 + len(special_tokens) + max_merges
+        self._special_tokens = special_tokens
+        self._merges: list[StepMerge] = []
+        self._candidates: dict[int, tuple[tuple[bytes, bytes, int], ...]] = {}
+        self._total: int | None = None
+        self._lock = threading.Lock()
+        self._new_run()
+        self._base = self._run.result()
+
+    def _new_run(self) -> None:
+        from core.train import TrainingRun
+
+        self._run = TrainingRun.from_text(self.text, self._vocab_size, self._special_tokens, workers=1)
+        self._events = self._run.events()
+        self._at = 0
+        self._counted = False
+
+    @property
+    def total(self) -> int | None:
+        """Number of merges the run makes, once it has been seen to end."""
+        return self._total
+
+    def _pump_to(self, k: int) -> None:
+        """Bring the current run to step ``k`` (or its end), restarting it if it is already past ``k``."""
+        if self._at > k:
+            self._new_run()
+        while not (self._counted and self._at >= k):
+            event = next(self._events, None)
+            if isinstance(event, PhaseProgress):
+                self._counted = self._counted or event.phase == "merging"
+            elif isinstance(event, MergeMade):
+                self._at += 1
+                if len(self._merges) < self._at:
+                    self._merges.append(
+                        StepMerge(event.rank, event.left, event.right, event.count, event.runner_up_count, event.won_tie)
+                    )
+                if self._at == self._max_merges:
+                    self._total = self._at
+            else:  # TrainingFinished, or the iterator is exhausted
+                self._total = self._at
+                self._counted = True
+                break
+
+    def step(self, k: int) -> Step:
+        """The state after ``k`` merges (clamped to the merges the run can make)."""
+        with self._lock:
+            k = max(0, k if self._total is None else min(k, self._total))
+            if k not in self._candidates:
+                self._pump_to(k)
+                k = min(k, self._at)
+                self._candidates.setdefault(k, tuple(self._run.top_pairs(CANDIDATES)))
+            merges = self._merges[:k]
+            vocab = dict(self._base.vocab)
+            for offset, merge in enumerate(merges):
+                vocab[len(self._base.vocab) + offset] = merge.token
+            model = replace(
+                self._base,
+                vocab=vocab,
+                merges=[(m.left, m.right) for m in merges],
+                merge_counts=[m.count for m in merges],
+            )
+            return Step(
+                k=k,
+                total=self._total,
+                merge=merges[k - 1] if k else None,
+                candidates=self._candidates[k],
+                nearby=(),
+                model=model,
+            )
+
+
+class ReplaySteps:
+    """Steps through an existing tokenizer's merges; step k uses its first k merges."""
+
+    def __init__(self, model: BPEModel, *, around: int = 4) -> None:
+        self.model = model
+        self._around = around
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        return len(self.model.merges)
+
+    def _merge(self, rank: int) -> StepMerge:
+        left, right = self.model.merges[rank]
+        return StepMerge(rank, left, right, self.model.merge_count(rank))
+
+    def step(self, k: int) -> Step:
+        """The state after the first ``k`` merges, with the merges around ``k`` and their recorded counts."""
+        with self._lock:
+            k = max(0, min(k, self.total))
+            low = max(0, k - self._around)
+            high = min(self.total, k + self._around + 1)
+            return Step(
+                k=k,
+                total=self.total,
+                merge=self._merge(k - 1) if k else None,
+                candidates=(),
+                nearby=tuple(self._merge(rank) for rank in range(low, high)),
+                model=replace(self.model, merges=self.model.merges[:k]),
+            )

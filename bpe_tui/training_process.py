@@ -1,0 +1,345 @@
+"""Runs a ``core.train.TrainingRun`` in a separate process and hands its events back in batches.
+
+The pure-Python trainer holds the GIL for seconds at a time, so running it in a thread would freeze the
+UI. Here it runs in its own process (``spawn``, so the child inherits none of the app's threads or
+terminal state) and sends lists of events through a ``multiprocessing`` queue about every 50 ms; the
+app's thread worker drains the queue and throttles what it posts to the UI. Nothing here imports
+Textual: the child imports this module too.
+
+The process is not daemonic, because the trainer starts a ``multiprocessing`` pool of its own for
+pre-tokenisation and daemonic processes may not have children. ``cancel`` therefore terminates the whole
+tree itself, and an ``atexit`` hook does the same for any run still alive when the app exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import queue as queue_module
+import sys
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import psutil
+
+from core.events import MergeMade, TrainingEvent, TrainingFinished
+from core.model import BPEModel
+
+BATCH_SECONDS = 0.05
+"""The child sends what it has at most this often (and at every phase change and at the end)."""
+
+MEASURE_SECONDS = 1.0
+"""How often the child re-measures bytes/token of the samples with the tokenizer so far."""
+
+MEASURE_MAX_CHARS = 20_000
+"""Samples are cut to this length before measuring, so a measurement costs the trainer little."""
+
+
+@dataclass(frozen=True)
+class TrainingSpec:
+    """Everything a training run needs, picklable so it can cross into the child process.
+
+    Attributes:
+        vocab_size: the vocabulary size to train to.
+        corpus_path: the corpus file, or ``None`` to train on ``text``.
+        text: in-memory text to train on (the start-up tokenizer), or ``None``.
+        special_tokens: special token strings; also where documents are split.
+        workers: pre-tokenisation processes (``None``: one per CPU).
+        min_frequency: stop merging when the best pair is rarer than this.
+        label: what the run is called in the UI and in the tokenizer's name.
+        measure_texts: ``(name, text)`` pairs whose bytes/token is re-measured during the run.
+    """
+
+    vocab_size: int
+    corpus_path: Path | None = None
+    text: str | None = None
+    special_tokens: tuple[str, ...] = ()
+    workers: int | None = None
+    min_frequency: int = 0
+    label: str = ""
+    measure_texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SamplesMeasured:
+    """Bytes per token of each measured sample after ``merges_done`` merges."""
+
+    merges_done: int
+    bytes_per_token: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingFailed:
+    """The run stopped on an error; ``message`` is one line for the user."""
+
+    message: str
+
+
+SourceEvent = TrainingEvent | SamplesMeasured | TrainingFailed
+"""What a ``TrainingSource`` yields: the core's events plus measurements and failures."""
+
+
+class TrainingSource(Protocol):
+    """Where the app's worker gets events from: a real process, or a recording in tests."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    def start(self) -> None: ...
+
+    def poll(self, timeout: float) -> list[SourceEvent] | None:
+        """The events that arrived within ``timeout`` seconds (maybe none), or ``None`` once the run is over."""
+
+    def cancel(self) -> None: ...
+
+
+def measure(model: BPEModel, texts: Sequence[tuple[str, str]]) -> SamplesMeasured:
+    """Bytes per token of each text with ``model`` (the tokenizer so far)."""
+    from core.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_model(model)
+    results = []
+    for name, text in texts:
+        ids = tokenizer.encode(text)
+        results.append((name, len(text.encode("utf-8")) / len(ids) if ids else 0.0))
+    return SamplesMeasured(len(model.merges), tuple(results))
+
+
+def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
+    """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
+    _silence_output()
+    from core.errors import BPEError
+    from core.train import TrainingRun
+
+    texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in spec.measure_texts)
+    try:
+        run = TrainingRun(
+            spec.corpus_path,
+            spec.vocab_size,
+            spec.special_tokens,
+            text=spec.text,
+            workers=spec.workers,
+            min_frequency=spec.min_frequency,
+        )
+        batch: list[SourceEvent] = []
+        last_sent = last_measured = time.monotonic()
+        for event in run.events():
+            now = time.monotonic()
+            if isinstance(event, TrainingFinished) and texts:
+                batch.append(measure(event.model, texts))
+            batch.append(event)
+            if isinstance(event, MergeMade) and texts and now - last_measured >= MEASURE_SECONDS:
+                batch.append(measure(run.result(), texts))
+                last_measured = time.monotonic()
+            if not isinstance(event, MergeMade) or now - last_sent >= BATCH_SECONDS:
+                events.put(batch)
+                batch = []
+                last_sent = now
+        if batch:
+            events.put(batch)
+    except BPEError as error:
+        events.put([TrainingFailed(str(error))])
+    except MemoryError:
+        events.put([TrainingFailed("out of memory; try a smaller corpus or vocab size")])
+    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
+        events.put([TrainingFailed(f"training failed: {type(error).__name__}: {error}")])
+    finally:
+        events.put(None)
+
+
+def _ensure_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with a real stderr.
+
+    The tracker is started on first use and passes ``sys.stderr.fileno()`` to its process; inside a
+    Textual app ``sys.stderr`` is a capture object without a usable descriptor, which makes starting it
+    fail with "bad value(s) in fds_to_keep". Its only output is leak warnings, so it gets /dev/null.
+    """
+    from multiprocessing import resource_tracker
+
+    saved = sys.stderr
+    with open(os.devnull, "w") as devnull:
+        sys.stderr = devnull
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            sys.stderr = saved
+
+
+def _silence_output() -> None:  # pragma: no cover - in child
+    """Point the child's stdout and stderr at /dev/null: it shares the app's terminal, and any stray
+    warning or traceback printed there would scribble over the UI. Errors travel through the queue."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+_live: weakref.WeakSet[TrainingProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _cancel_live_runs() -> None:
+    for process in list(_live):
+        process.cancel()
+
+
+class TrainingProcess:
+    """A training run in a child process; implements ``TrainingSource``.
+
+    >>> process = TrainingProcess(TrainingSpec(vocab_size=259, text="low low low lower lower newest"))
+    >>> process.start()
+    >>> events = []
+    >>> while (batch := process.poll(5.0)) is not None:
+    ...     events.extend(batch)
+    >>> [e.token for e in events if isinstance(e, MergeMade)]
+    [b'ow', b'low', b' low']
+    """
+
+    def __init__(self, spec: TrainingSpec, *, context: str = "spawn") -> None:
+        self.spec = spec
+        self._context = multiprocessing.get_context(context)
+        self._queue: multiprocessing.Queue | None = None
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._ended = False
+        self._cancelled = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def start(self) -> None:
+        _ensure_resource_tracker()
+        self._queue = self._context.Queue()
+        self._process = self._context.Process(
+            target=_child_main, args=(self.spec, self._queue), name="bpe-tui-training"
+        )
+        self._process.start()
+        _live.add(self)
+
+    def poll(self, timeout: float) -> list[SourceEvent] | None:
+        if self._ended or self._queue is None or self._process is None:
+            return None
+        if self._cancelled:
+            self._finish()
+            return None
+        try:
+            batch = self._queue.get(timeout=timeout)
+        except queue_module.Empty:
+            if self._process.is_alive():
+                return []
+            # Dead without its final ``None``: killed from outside, or crashed hard.
+            try:
+                batch = self._queue.get(timeout=0.1)
+            except queue_module.Empty:
+                self._finish()
+                if self._cancelled:
+                    return None
+                code = self._process.exitcode
+                return [TrainingFailed(f"the training process stopped unexpectedly (exit code {code})")]
+        except (EOFError, OSError):
+            self._finish()
+            return None
+        if batch is None:
+            self._finish()
+            return None
+        return batch
+
+    def _finish(self) -> None:
+        self._ended = True
+        if self._process is not None:
+            self._process.join(timeout=2.0)
+        _live.discard(self)
+
+    def cancel(self) -> None:
+        """Stop the run now: terminate the child and its pool workers, kill any that linger.
+
+        Safe to call from any thread and more than once. The child never writes files, so nothing partial
+        is left behind.
+        """
+        self._cancelled = True
+        process = self._process
+        if process is None or process.pid is None:
+            return
+        try:
+            children = psutil.Process(process.pid).children(recursive=True)
+        except psutil.Error:
+            children = []
+        # The trainer first: otherwise its pool would replace the workers we stop.
+        if process.is_alive():
+            process.terminate()
+        for child in children:
+            try:
+                child.terminate()
+            except psutil.Error:
+                pass
+        process.join(timeout=1.0)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=1.0)
+        _, alive = psutil.wait_procs(children, timeout=1.0)
+        for child in alive:
+            try:
+                child.kill()
+            except psutil.Error:
+                pass
+        _live.discard(self)
+
+
+class ReplaySource:
+    """A recorded run played back instantly: deterministic input for tests and snapshots.
+
+    ``poll`` returns everything at once, then ``None``.
+    """
+
+    def __init__(self, events: Sequence[SourceEvent], *, pid: int | None = None) -> None:
+        self._events = list(events)
+        self._pid = pid
+        self._done = False
+        self.started = False
+        self.cancelled = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._pid
+
+    def start(self) -> None:
+        self.started = True
+
+    def poll(self, timeout: float) -> list[SourceEvent] | None:
+        if self._done or self.cancelled:
+            return None
+        self._done = True
+        return self._events
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Throttle:
+    """Says when enough time has passed to post again; the first call is always ready.
+
+    >>> t = Throttle(0.1, clock=iter([0.0, 0.05, 0.2]).__next__)
+    >>> [t.ready(), t.ready(), t.ready()]
+    [True, False, True]
+    """
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._last: float | None = None
+
+    def ready(self) -> bool:
+        now = self.clock()
+        if self._last is None or now - self._last >= self.interval:
+            self._last = now
+            return True
+        return False

@@ -1,0 +1,67 @@
+"""The corpus pane's facts about the chosen file: size, lines, documents and the script mix by char and byte."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from core.corpus_stats import CorpusStats
+from core.script_mix import SCRIPTS
+
+from bpe_tui.widgets.progress_panel import human_bytes
+
+BAR_WIDTH = 12
+
+
+def share_bar(share: float, width: int = BAR_WIDTH) -> str:
+    """A share in 0..1 as a bar of eighth blocks, so the mix reads at a glance.
+
+    >>> share_bar(0.5, 4), share_bar(0.0, 4), share_bar(1.0, 4)
+    ('██  ', '    ', '████')
+    """
+    eighths = round(max(0.0, min(1.0, share)) * width * 8)
+    full, part = divmod(eighths, 8)
+    bar = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
+    return bar.ljust(width)
+
+
+def stats_content(stats: CorpusStats) -> Content:
+    """The stats as styled lines; no file text is included, so nothing here can be markup."""
+    done = "" if stats.complete else f"  (scanning {stats.bytes_read * 100 // max(stats.size, 1)}%)"
+    lines = [
+        Content.assemble(
+            (stats.path.name, "bold"),
+            f"  {human_bytes(stats.size)} · {stats.lines:,} lines · {stats.documents:,} documents{done}",
+        ),
+        Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}", "dim"),
+    ]
+    mix = stats.mix
+    for script in SCRIPTS:
+        chars, nbytes = mix.char_share(script), mix.byte_share(script)
+        lines.append(
+            Content.assemble(
+                f"{script:<7} {chars:>6.1%}  ",
+                (share_bar(chars), "$accent"),
+                f" {nbytes:>6.1%}",
+            )
+        )
+    notes = []
+    if stats.mix_sampled:
+        notes.append("script mix of the first 8 MB")
+    if stats.invalid_utf8_at is not None:
+        notes.append(f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training will refuse it")
+    if notes:
+        lines.append(Content.styled("; ".join(notes), "$warning"))
+    return Content("\n").join(lines)
+
+
+class CorpusStatsView(Static):
+    """Shows ``CorpusStats`` (or why there are none)."""
+
+    DEFAULT_CSS = "CorpusStatsView { height: auto; padding: 0 1; }"
+
+    def show_stats(self, stats: CorpusStats) -> None:
+        self.update(stats_content(stats))
+
+    def show_message(self, text: str, *, error: bool = False) -> None:
+        self.update(Content.styled(text, "$error" if error else "dim"))

@@ -1,0 +1,59 @@
+"""The dashboard's side panel: a sparkline of merge counts and the samples' bytes/token as training goes on."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Label, Sparkline, Static
+
+from bpe_tui.training_process import SamplesMeasured
+
+
+class SparklinePanel(Vertical):
+    """Merge counts fall by orders of magnitude over a run, so the sparkline plots their logarithm."""
+
+    DEFAULT_CSS = """
+    SparklinePanel { border: round $primary; padding: 0 1; height: 1fr; }
+    SparklinePanel Sparkline { height: 3; margin-bottom: 1; }
+    SparklinePanel #bpt { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._counts: list[float] = []
+        self._history: list[SamplesMeasured] = []
+
+    def compose(self) -> ComposeResult:
+        yield Label("count per merge (log)", markup=False)
+        yield Sparkline([], id="counts", summary_function=max)
+        yield Static("bytes/token of the samples appear here during a run", id="bpt", markup=False)
+
+    def on_mount(self) -> None:
+        self.border_title = "Counts · bytes/token"
+
+    def reset(self) -> None:
+        self._counts = []
+        self._history = []
+        self.query_one("#counts", Sparkline).data = []
+        self.query_one("#bpt", Static).update("measuring…")
+
+    def add_counts(self, counts: Iterable[int]) -> None:
+        """Append the counts of a batch of merges."""
+        self._counts.extend(math.log10(max(count, 1)) for count in counts)
+        self.query_one("#counts", Sparkline).data = list(self._counts)
+
+    def show_measure(self, measured: SamplesMeasured) -> None:
+        """Show the latest bytes/token of each sample, with the change since the first measurement."""
+        self._history.append(measured)
+        first = dict(self._history[0].bytes_per_token)
+        rows: list[Content | str] = [Content.styled(f"after {measured.merges_done:,} merges", "dim")]
+        for name, value in measured.bytes_per_token:
+            start = first.get(name, value)
+            rows.append(
+                Content.assemble(f"{name:<9}", (f"{value:5.2f}", "bold"), f" b/tok  (from {start:.2f})")
+            )
+        self.query_one("#bpt", Static).update(Content("\n").join(rows))

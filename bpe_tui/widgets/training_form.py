@@ -1,0 +1,147 @@
+"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency, with validation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Input, Label, Static
+
+from core.errors import SettingsError
+
+MAX_VOCAB_SIZE = 1_000_000
+MAX_WORKERS = 256
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """Validated settings from the form."""
+
+    vocab_size: int
+    special_tokens: tuple[str, ...]
+    workers: int | None
+    min_frequency: int
+
+
+def _whole(text: str, name: str, low: int, high: int, errors: list[str]) -> int | None:
+    try:
+        value = int(text.strip().replace("_", "").replace(",", ""))
+    except ValueError:
+        errors.append(f"{name}: {text.strip() or 'empty'!s} is not a whole number")
+        return None
+    if not low <= value <= high:
+        errors.append(f"{name}: must be between {low:,} and {high:,}")
+        return None
+    return value
+
+
+def parse_settings(
+    vocab: str, specials: str, workers: str, min_frequency: str
+) -> tuple[TrainingSettings | None, list[str]]:
+    """Check the four fields; return settings, or ``None`` and one message per problem.
+
+    Special tokens are separated by spaces. Workers may be blank (one per CPU).
+
+    >>> parse_settings("1000", "<|endoftext|>", "", "0")[0]
+    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0)
+    >>> parse_settings("12", "", "x", "0")[1]
+    ['vocab size: must be between 256 and 1,000,000', 'workers: x is not a whole number']
+    """
+    errors: list[str] = []
+    tokens = tuple(dict.fromkeys(specials.split()))
+    size = _whole(vocab, "vocab size", 256, MAX_VOCAB_SIZE, errors)
+    count = None if not workers.strip() or workers.strip() == "auto" else _whole(workers, "workers", 1, MAX_WORKERS, errors)
+    frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
+    if size is not None and size < 256 + len(tokens):
+        errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {len(tokens)} specials)")
+    if errors or size is None or frequency is None:
+        return None, errors
+    try:
+        from core.train import validate_settings
+
+        validate_settings(size, tokens, frequency, "strict")
+    except SettingsError as error:
+        return None, [str(error)]
+    return TrainingSettings(size, tokens, count, frequency), []
+
+
+class TrainingForm(Vertical):
+    """Posts ``TrainRequested`` with valid settings on Enter in a field or on the Train button."""
+
+    DEFAULT_CSS = """
+    TrainingForm { height: auto; border: round $primary; padding: 0 1; }
+    TrainingForm Grid { grid-size: 4; grid-columns: 10 1fr 9 1fr; grid-rows: 1; grid-gutter: 0 1; height: auto; }
+    TrainingForm Input { width: 1fr; }
+    TrainingForm #form-bottom { height: 1; margin-top: 1; }
+    TrainingForm #form-errors { width: 1fr; padding-left: 1; }
+    """
+
+    @dataclass
+    class TrainRequested(Message):
+        """The user asked to train with these (valid) settings."""
+
+        settings: TrainingSettings
+
+    @dataclass
+    class SpecialsChanged(Message):
+        """The special tokens field changed (documents are counted by them)."""
+
+        special_tokens: tuple[str, ...]
+
+    def compose(self) -> ComposeResult:
+        with Grid():
+            yield Label("vocab size")
+            yield Input("1000", id="vocab", compact=True, restrict=r"[0-9_,]*")
+            yield Label("workers")
+            yield Input("", placeholder="auto", id="workers", compact=True, restrict=r"[0-9]*")
+            yield Label("specials")
+            yield Input("<|endoftext|>", placeholder="space-separated", id="specials", compact=True)
+            yield Label("min freq")
+            yield Input("0", id="min-frequency", compact=True, restrict=r"[0-9_,]*")
+        with Horizontal(id="form-bottom"):
+            yield Button("Train", id="train", variant="primary", compact=True)
+            yield Static("", id="form-errors", markup=False)
+
+    def on_mount(self) -> None:
+        self.border_title = "Train a tokenizer on this file"
+
+    def _value(self, widget_id: str) -> str:
+        return self.query_one(f"#{widget_id}", Input).value
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self._value("specials").split()))
+
+    def settings(self) -> tuple[TrainingSettings | None, list[str]]:
+        """The current fields, checked; shows the problems under the fields as well as returning them."""
+        settings, errors = parse_settings(
+            self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency")
+        )
+        self.query_one("#form-errors", Static).update(
+            Content.styled("; ".join(errors), "$error") if errors else Content("")
+        )
+        return settings, errors
+
+    def submit(self) -> None:
+        """Validate, and post ``TrainRequested`` if the settings are good."""
+        settings, errors = self.settings()
+        if settings is None:
+            self.notify("\n".join(errors), title="Check the training settings", severity="error")
+            return
+        self.post_message(self.TrainRequested(settings))
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#train")
+    def _submitted(self, event: Message) -> None:
+        event.stop()
+        self.submit()
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self.settings()
+        if event.input.id == "specials":
+            self.post_message(self.SpecialsChanged(self.special_tokens))
