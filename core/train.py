@@ -32,6 +32,7 @@ from core.corpus import (
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
 from core.merging import MAX_TOKEN_ID, PairMerger
+from core.sharded_merging import make_merger
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
 
@@ -165,13 +166,17 @@ class TrainingRun:
         yield from self._read(word_counts)
         if self.cancelled:
             return
-        yield PhaseProgress("counting", 0, len(word_counts))
-        self._merger = PairMerger(word_counts, self.vocab)
+        unique = len(word_counts)
+        yield PhaseProgress("counting", 0, unique)
+        self._merger = make_merger(word_counts, self.vocab, self.workers)
         del word_counts
-        yield PhaseProgress("counting", len(self._merger.words), len(self._merger.words))
-        if self.cancelled:
-            return
-        reason = yield from self._merge(self._merger)
+        try:
+            yield PhaseProgress("counting", unique, unique)
+            if self.cancelled:
+                return
+            reason = yield from self._merge(self._merger)
+        finally:
+            self._merger.close()
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
 
@@ -244,7 +249,7 @@ class TrainingRun:
                 return "min_frequency"
             new_id = len(self.vocab)
             left, right = self.vocab[ord(pair[0])], self.vocab[ord(pair[1])]
-            merger.apply(pair, new_id)
+            merger.apply(pair, new_id)  # adds new_id to self.vocab
             self.merges.append((left, right))
             self.merge_counts.append(count)
             yield MergeMade(len(self.merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
