@@ -115,7 +115,7 @@ class BpeTuiApp(App[None]):
     TITLE = "bpe-tui"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {PaneCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (140, "-wide")]
     BINDINGS = [
         *(
             Binding(pane.key, f"switch_mode('{pane.mode}')", pane.title, tooltip=pane.description)

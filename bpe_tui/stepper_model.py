@@ -72,6 +72,8 @@ class LiveSteps:
     (b'low', (b' ', b'low', 4))
     >>> steps.step(0).candidates[0][:2], steps.step(99).k, steps.total
     ((b'o', b'w'), 10, 10)
+    >>> LiveSteps("low low low lower lower newest", max_merges=50).measure_total()
+    11
     """
 
     def __init__(self, text: str, *, max_merges: int, special_tokens: tuple[str, ...] = ()) -> None:
@@ -96,8 +98,18 @@ class LiveSteps:
 
     @property
     def total(self) -> int | None:
-        """Number of merges the run makes, once it has been seen to end."""
+        """Number of merges the run makes, once known (see ``measure_total``)."""
         return self._total
+
+    def measure_total(self) -> int:
+        """Find how many merges the run makes by training a throwaway copy to the end (no candidates, fast)."""
+        from core.train import TrainingRun
+
+        with self._lock:
+            if self._total is None:
+                run = TrainingRun.from_text(self.text, self._vocab_size, self._special_tokens, workers=1)
+                self._total = sum(1 for event in run.events() if isinstance(event, MergeMade))
+            return self._total
 
     def _pump_to(self, k: int) -> None:
         """Bring the current run to step ``k`` (or its end), restarting it if it is already past ``k``."""

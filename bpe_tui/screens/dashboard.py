@@ -161,7 +161,7 @@ class DashboardScreen(Screen):
         label = message.spec.label or model.name
         loaded = LoadedTokenizer.from_model(model, name=f"trained: {label} {model.vocab_size}")
         self._session_index = self.app.session.add_tokenizer(loaded)  # type: ignore[attr-defined]
-        self.query_one(ProgressPanel).show_outcome(f"done: {REASONS.get(message.reason, message.reason)}", complete=True)
+        self.query_one(ProgressPanel).show_outcome("done", complete=True, detail=REASONS.get(message.reason, message.reason))
         self.refresh_bindings()
         self.notify(
             f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -31,18 +32,36 @@ SENTENCE_CHARS = 160
 
 
 def sample_sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
-    """The first line of real prose in a sample (not a title), cut at a word or character limit.
+    """The first sentences of real prose in a sample (skipping titles), at most ``limit`` terminal cells.
 
-    >>> sample_sentence("Title\\n\\nA first line of prose that is long enough.\\n", 30)
-    'A first line of prose that is'
+    >>> sample_sentence("A Title\\n\\nFirst sentence of the prose here. Second one follows it. Third.", 60)
+    'First sentence of the prose here. Second one follows it.'
+    >>> sample_sentence("雨の日\\n\\nその町の図書館は、駅から歩いて十五分ほどの坂の上にあった。古い木造の建物で", 60)
+    'その町の図書館は、駅から歩いて十五分ほどの坂の上にあった。'
     """
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    prose = next((line for line in lines if len(line) >= 20), lines[0] if lines else "")
-    if len(prose) <= limit:
+    prose = next((line for line in lines if len(line) >= 30), max(lines, key=len, default=""))
+    width = 0
+    for index, char in enumerate(prose):
+        width += cell_len(char)
+        if width > limit:
+            cut = prose[:index]
+            break
+    else:
         return prose
-    cut = prose[:limit]
+    ends = [cut.rfind(mark) + len(mark.rstrip()) for mark in (". ", "。", "! ", "? ") if mark in cut]
+    if ends and max(ends) >= len(cut) // 2:
+        return cut[: max(ends)]
     space = cut.rfind(" ")
-    return cut[:space] if space > limit // 2 else cut
+    return cut[:space] if space > len(cut) // 2 else cut
+
+
+@dataclass(frozen=True)
+class SegmentToken:
+    """One token of the segmented sentence: what ``render.tokens_content`` needs."""
+
+    id: int
+    token: bytes
 
 
 def _cells(token: bytes) -> Text:
@@ -71,7 +90,7 @@ class StepperScreen(Screen):
         source: str
         step: Step
         text: str
-        spans: list
+        spans: list[SegmentToken]
 
     @dataclass
     class StepFailed(Message):
@@ -96,14 +115,14 @@ class StepperScreen(Screen):
         yield Header()
         yield Static("", id="stepper-top")
         with Horizontal(id="stepper-body"):
-            yield DataTable(id="candidates", cursor_type="none", zebra_stripes=True)
-            with VerticalScroll(id="segmentation-box"):
+            table: DataTable = DataTable(id="candidates", cursor_type="none", zebra_stripes=True)
+            table.can_focus = False  # the arrow keys step merges; a focused table would take them
+            yield table
+            with VerticalScroll(id="segmentation-box", can_focus=False):
                 yield Static("", id="segmentation")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#candidates", DataTable)
-        table.can_focus = False
         self._timer = self.set_interval(PLAY_SECONDS, self._tick, pause=True)
         self._compute()
 
@@ -229,15 +248,15 @@ class StepperScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="stepper")
     def _work(self, steps: LiveSteps | ReplaySteps, source: str, k: int, text: str) -> None:
-        from core.errors import BPEError
-        from core.spans import token_spans
-
         worker = get_current_worker()
         try:
+            if isinstance(steps, LiveSteps):
+                steps.measure_total()
             step = steps.step(k)
-            spans = token_spans(step.tokenizer(), text)
-        except BPEError as error:
-            self.post_message(self.StepFailed(source, str(error)))
+            tokenizer = step.tokenizer()
+            spans = [SegmentToken(i, tokenizer.decode_single_token_bytes(i)) for i in tokenizer.encode(text)]
+        except Exception as error:  # noqa: BLE001 - a bad tokenizer file must not end the app
+            self.post_message(self.StepFailed(source, f"{type(error).__name__}: {error}"))
             return
         if not worker.is_cancelled:
             self.post_message(self.StepComputed(source, step, text, spans))
@@ -314,7 +333,7 @@ class StepperScreen(Screen):
             for left, right, count in step.candidates:
                 table.add_row(_cells(left), _cells(right), _cells(left + right), Text(f"{count:,}", justify="right"))
 
-    def _show_segmentation(self, text: str, spans: list, k: int) -> None:
+    def _show_segmentation(self, text: str, spans: list[SegmentToken], k: int) -> None:
         box = self.query_one("#segmentation-box")
         box.border_title = f"{self.text_name()} sentence at step {k:,}"
         nbytes = len(text.encode("utf-8"))

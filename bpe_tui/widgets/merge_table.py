@@ -34,7 +34,17 @@ class MergeTable(DataTable):
 
     DEFAULT_CSS = "MergeTable { height: 1fr; }"
 
-    COLUMNS = ("#", "left", "right", "token", "count", "runner-up", "tie")
+    COLUMNS: tuple[tuple[str, int | None], ...] = (
+        ("#", None),
+        ("left", 8),
+        ("right", 8),
+        ("token", 10),
+        ("count", None),
+        ("2nd", None),
+        ("tie", 3),
+    )
+    """(label, width): token columns have fixed widths so one long token cannot push the counts off screen;
+    ``2nd`` is the runner-up pair's count, equal to ``count`` when the tie rule decided."""
 
     def __init__(self, *, max_rows: int = 2000, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -42,7 +52,8 @@ class MergeTable(DataTable):
         self._first_rank = 0
 
     def on_mount(self) -> None:
-        self.add_columns(*self.COLUMNS)
+        for label, width in self.COLUMNS:
+            self.add_column(label, width=width)
 
     def reset(self) -> None:
         """Forget all rows (a new run starts)."""

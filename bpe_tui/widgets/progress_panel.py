@@ -60,7 +60,7 @@ class ProgressPanel(Vertical):
     ProgressPanel #progress-row { height: 1; }
     ProgressPanel #phase { width: 16; }
     ProgressPanel #bar { width: 1fr; }
-    ProgressPanel #eta { width: 14; text-align: right; }
+    ProgressPanel #eta { width: 24; text-align: right; }
     ProgressPanel .line { height: 1; }
     """
 
@@ -99,10 +99,10 @@ class ProgressPanel(Vertical):
             f"merges {merges_done:,} · merges/s {rate_text} · RSS {human_bytes(rss)} (peak {human_bytes(peak_rss)})"
         )
 
-    def show_outcome(self, text: str, *, complete: bool) -> None:
-        """Show how the run ended; a complete run fills the bar."""
+    def show_outcome(self, text: str, *, complete: bool, detail: str = "") -> None:
+        """Show how the run ended (``detail`` says why, in place of the ETA); a complete run fills the bar."""
         self.query_one("#phase", Label).update(text)
-        self.query_one("#eta", Label).update("")
+        self.query_one("#eta", Label).update(detail)
         if complete:
             bar = self.query_one("#bar", ProgressBar)
             bar.update(progress=bar.total or 1)

@@ -18,18 +18,19 @@ class SparklinePanel(Vertical):
 
     DEFAULT_CSS = """
     SparklinePanel { border: round $primary; padding: 0 1; height: 1fr; }
-    SparklinePanel Sparkline { height: 3; margin-bottom: 1; }
+    SparklinePanel #spark-box { height: auto; margin-bottom: 1; }
+    SparklinePanel Sparkline { height: 3; }
     SparklinePanel #bpt { height: auto; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._counts: list[float] = []
-        self._history: list[SamplesMeasured] = []
 
     def compose(self) -> ComposeResult:
-        yield Label("count per merge (log)", markup=False)
-        yield Sparkline([], id="counts", summary_function=max)
+        with Vertical(id="spark-box"):
+            yield Label("count per merge (log)", markup=False)
+            yield Sparkline([], id="counts", summary_function=max)
         yield Static("bytes/token of the samples appear here during a run", id="bpt", markup=False)
 
     def on_mount(self) -> None:
@@ -37,7 +38,6 @@ class SparklinePanel(Vertical):
 
     def reset(self) -> None:
         self._counts = []
-        self._history = []
         self.query_one("#counts", Sparkline).data = []
         self.query_one("#bpt", Static).update("measuring…")
 
@@ -48,12 +48,7 @@ class SparklinePanel(Vertical):
 
     def show_measure(self, measured: SamplesMeasured) -> None:
         """Show the latest bytes/token of each sample, with the change since the first measurement."""
-        self._history.append(measured)
-        first = dict(self._history[0].bytes_per_token)
-        rows: list[Content | str] = [Content.styled(f"after {measured.merges_done:,} merges", "dim")]
+        rows: list[Content | str] = [Content.styled(f"bytes/token after {measured.merges_done:,} merges", "dim")]
         for name, value in measured.bytes_per_token:
-            start = first.get(name, value)
-            rows.append(
-                Content.assemble(f"{name:<9}", (f"{value:5.2f}", "bold"), f" b/tok  (from {start:.2f})")
-            )
+            rows.append(Content.assemble(f"{name:<9}", (f"{value:5.2f}", "bold")))
         self.query_one("#bpt", Static).update(Content("\n").join(rows))

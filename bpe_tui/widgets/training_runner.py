@@ -179,14 +179,17 @@ class TrainingRunner(Widget):
         merges_done = 0
         outcome: Message | None = None
         dirty = True
+        rss = 0
 
         def flush() -> None:
             nonlocal pending, dirty
             if pending:
                 self.post_message(self.MergesReceived(tuple(pending)))
                 pending = []
+            nonlocal rss
             now = clock()
-            rss = probe.sample()
+            # A process that has just exited reads as 0: keep showing its last size instead.
+            rss = probe.sample() or rss
             self.post_message(
                 self.Progressed(phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak)
             )
