@@ -9,10 +9,13 @@ UTF-8 character shows those bytes in hex (``e3 81``) in its own style rather tha
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rich.cells import get_character_cell_size
 from textual.content import Content, Span
 
 SPACE_GLYPH = "·"
@@ -167,40 +170,46 @@ def render_token(token: bytes) -> str:
     return "".join(out)
 
 
-def _text_content(text: str) -> Content:
-    """Text with glyphs and escapes, each styled; a newline shows ``↵`` and then really breaks the line."""
-    parts: list[str | tuple[str, str]] = []
-    for ch in text:
-        glyph = _GLYPHS.get(ch)
-        if glyph is not None:
-            parts.append((glyph, GLYPH_STYLE))
-            if ch == "\n":
-                parts.append("\n")
+@lru_cache(maxsize=1 << 16)
+def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
+    """A token's visible form as ``(text, style)`` pieces (``""`` for unstyled), without its background.
+
+    Text has glyphs for whitespace (a newline shows ``↵`` and then really breaks the line) and escapes
+    for control characters; stray bytes are hex, set off from the token's text by a plain space (real
+    spaces show as ``·``). Cached: a text repeats the same few thousand tokens over and over.
+
+    >>> body_parts(b" a\\n")
+    (('·', '#9a9a9a'), ('a', ''), ('↵', '#9a9a9a'), ('\\n', ''))
+    """
+    parts: list[tuple[str, str]] = []
+    for kind, value in token_pieces(token):
+        if parts:
+            parts.append((" ", ""))
+        if isinstance(value, bytes):
+            parts.append((hex_bytes(value), ""))
             continue
-        escaped = escape_char(ch)
-        parts.append((escaped, ESCAPE_STYLE) if escaped is not None else ch)
-    return Content.assemble(*parts)
+        for ch in value:
+            glyph = _GLYPHS.get(ch)
+            if glyph is not None:
+                parts.append((glyph, GLYPH_STYLE))
+                if ch == "\n":
+                    parts.append(("\n", ""))
+                continue
+            escaped = escape_char(ch)
+            parts.append((escaped, ESCAPE_STYLE) if escaped is not None else (ch, ""))
+    return tuple(parts)
 
 
 def token_body(token: bytes) -> Content:
-    """One token's visible form, without its background: text, glyphs, escapes and stray bytes in hex.
-
-    Stray bytes are set off from the token's text by a plain space (real spaces show as ``·``).
+    """:func:`body_parts` as Content.
 
     >>> token_body(b"\\x82 \\xe3\\x81").plain
     '82 · e3 81'
     """
-    parts: list[Content] = []
-    for kind, value in token_pieces(token):
-        if kind == "text":
-            assert isinstance(value, str)
-            parts.append(_text_content(value))
-        else:
-            assert isinstance(value, bytes)
-            parts.append(Content(hex_bytes(value)))
-    return Content(" ").join(parts) if len(parts) > 1 else (parts[0] if parts else Content(""))
+    return Content.assemble(*body_parts(token), strip_control_codes=False)
 
 
+@lru_cache(maxsize=1 << 16)
 def is_split(token: bytes) -> bool:
     """Whether ``token`` holds bytes that are not a whole character (it splits a multi-byte character).
 
@@ -292,18 +301,19 @@ def layout_tokens(tokens: Sequence[TokenLike], *, show_ids: bool = False) -> Tok
     offsets = [0]
     position = 0
     for item, style in zip(tokens, styles):
-        body = token_body(item.token)
+        parts = body_parts(item.token)
         if show_ids:
-            label = Content.styled(subscript(item.id), ID_STYLE)
-            if body.plain.endswith("\n"):
-                body = body[:-1] + label + Content("\n")
-            else:
-                body = body + label
-        length = len(body.plain)
-        text.append(body.plain)
-        spans.append(Span(position, position + length, style))
-        spans.extend(Span(start + position, end + position, inner) for start, end, inner in body.spans)
-        position += length
+            label = (subscript(item.id), ID_STYLE)
+            parts = (*parts[:-1], label, parts[-1]) if parts and parts[-1][0] == "\n" else (*parts, label)
+        inner_spans: list[Span] = []
+        token_start = position
+        for piece, inner in parts:
+            if inner:
+                inner_spans.append(Span(position, position + len(piece), inner))
+            text.append(piece)
+            position += len(piece)
+        spans.append(Span(token_start, position, style))  # the background first: inner styles go on top
+        spans.extend(inner_spans)
         offsets.append(position)
     return TokenLayout(Content("".join(text), spans, strip_control_codes=False), tuple(offsets))
 
@@ -321,3 +331,46 @@ def tokens_content(
     'Hi₇₂↵₁₀\\n'
     """
     return layout_tokens(tokens, show_ids=show_ids).with_cursor(cursor)
+
+
+def fold_points(plain: str, width: int) -> list[int]:
+    """Offsets where ``plain`` must break so that no line is wider than ``width`` cells.
+
+    Token rows hold no spaces (they are drawn as ``·``), so word wrapping would leave ragged lines or
+    wrap inside the hex of split bytes; rows are folded by cells instead, double-width characters
+    never cut in half. Existing newlines reset the count and are not listed.
+
+    >>> fold_points("abcde\\nab日本", 3)
+    [3, 8, 9]
+    """
+    points: list[int] = []
+    width = max(width, 2)
+    used = 0
+    for offset, ch in enumerate(plain):
+        if ch == "\n":
+            used = 0
+            continue
+        cells = get_character_cell_size(ch)
+        if used + cells > width and used:
+            points.append(offset)
+            used = 0
+        used += cells
+    return points
+
+
+def insert_breaks(content: Content, points: Sequence[int]) -> Content:
+    """``content`` with a newline inserted before each offset in ``points`` (ascending), spans moved to match.
+
+    >>> insert_breaks(Content("abcd", [Span(1, 3, "bold")]), [2]).spans
+    [Span(1, 4, style='bold')]
+    """
+    if not points:
+        return content
+    plain = content.plain
+    pieces = [plain[start:end] for start, end in zip((0, *points), (*points, len(plain)))]
+
+    def moved(offset: int, *, is_end: bool) -> int:
+        return offset + (bisect_left(points, offset) if is_end else bisect_right(points, offset))
+
+    spans = [Span(moved(start, is_end=False), moved(end, is_end=True), style) for start, end, style in content.spans]
+    return Content("\n".join(pieces), spans, strip_control_codes=False)

@@ -46,6 +46,7 @@ class MergeTreeView(Tree[bytes]):
     MergeTreeView {
         height: 1fr;
         padding: 0 1;
+        overflow-x: hidden;
     }
     """
 

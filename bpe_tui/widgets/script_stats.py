@@ -33,7 +33,7 @@ def stats_rows(
 
     >>> rows = stats_rows([TextStats(5, 9, 3)], [dict.fromkeys(SCRIPTS, ScriptTokens())], [2])
     >>> rows[0], rows[1], rows[-1]
-    (('tokens', ['3']), ('bytes/token', ['3.00']), ('differing cuts', ['2']))
+    (('tokens', ['3']), ('bytes/token', ['3.00']), ('unshared cuts', ['2']))
     """
     rows: list[tuple[str, list[str]]] = [
         ("tokens", [f"{stats.tokens:,}" for stats in totals]),
@@ -42,7 +42,7 @@ def stats_rows(
     ]
     for script in SCRIPTS:
         rows.append((f"{script} tok / b·t", [script_cell(per_script[script]) for per_script in scripts]))
-    rows.append(("differing cuts", [f"{count:,}" for count in cut_counts]))
+    rows.append(("unshared cuts", [f"{count:,}" for count in cut_counts]))
     return rows
 
 

@@ -47,12 +47,10 @@ class TextStatsTable(DataTable[Text]):
         super().__init__(cursor_type="none", zebra_stripes=True, show_cursor=False, name=name, id=id, classes=classes)
         self.can_focus = False
 
-    def on_mount(self) -> None:
+    def show(self, rows: Sequence[tuple[str, TextStats | None]]) -> None:
+        """Replace the rows with ``(label, stats)`` pairs (columns too, so their widths fit the new values)."""
+        self.clear(columns=True)
         for title in STAT_COLUMNS:
             self.add_column(Text(title, justify="left" if title == "text" else "right"), key=title)
-
-    def show(self, rows: Sequence[tuple[str, TextStats | None]]) -> None:
-        """Replace the rows with ``(label, stats)`` pairs."""
-        self.clear()
         for label, stats in rows:
             self.add_row(*stat_cells(label, stats), key=label)

@@ -212,7 +212,7 @@ class VocabTable(ScrollView, can_focus=True):
         self._visible = visible
         self.virtual_size = Size(self._width, len(visible) + 1)
         self.scroll_to(y=0, animate=False, immediate=True)
-        self.cursor = 0
+        self.set_reactive(VocabTable.cursor, 0)  # no watcher: it would announce a second time
         self._announce()
         self.refresh()
 
@@ -224,13 +224,26 @@ class VocabTable(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         if old == new:
             return
-        body = max(1, self.scrollable_content_region.height - 1)
-        if new < self.scroll_y:
-            self.scroll_to(y=new, animate=False, immediate=True)
-        elif new >= self.scroll_y + body:
-            self.scroll_to(y=new - body + 1, animate=False, immediate=True)
+        self._scroll_to_cursor()
+        # Right after set_rows the new virtual size is not laid out yet and a scroll would be clamped.
+        self.call_after_refresh(self._scroll_to_cursor)
         self._announce()
         self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        """Scroll just enough to show the cursor row below the header."""
+        body = max(1, self.scrollable_content_region.height - 1)
+        if self.cursor < self.scroll_y:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= self.scroll_y + body:
+            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
+
+    def show_at_top(self, position: int) -> None:
+        """Put the cursor on ``position`` and scroll it to the top row (once the new rows are laid out)."""
+        if not 0 <= position < len(self._visible):
+            return
+        self.cursor = position
+        self.call_after_refresh(self.scroll_to, y=position, animate=False, immediate=True)
 
     def action_move(self, step: int) -> None:
         if self._visible:

@@ -1,0 +1,272 @@
+"""Pane 6, compare: two to four tokenizers on one text, aligned rows, per-script counts and vocabulary overlap.
+
+All encoding and set arithmetic runs in one thread worker per comparison, which posts a single
+``Compared`` message; the handler only hands the results to widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, SelectionList, Static
+from textual.widgets.selection_list import Selection
+from textual.worker import get_current_worker
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.render import render_token
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
+from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
+from core.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
+
+MAX_TOKENIZERS = len(LETTERS)
+DEFAULT_SAMPLE = "mixed"
+COMPARE_CHARS = 3000
+"""Longest text compared; the aligned rows of a whole 50 KB sample would be thousands of lines."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the pane shows for one choice of tokenizers and text."""
+
+    aligned: AlignedText
+    rows: list[tuple[str, list[str]]]
+    overlaps: list[tuple[str, str, VocabOverlap]]
+    differing: int
+
+
+def compare_texts(chosen: list[LoadedTokenizer], text: str) -> Comparison:
+    """Tokenize ``text`` with each tokenizer and work out the pane's rows and overlaps (worker thread)."""
+    tokenizations = [loaded.tokenizer.encode_with_spans(text) for loaded in chosen]
+    diff = boundary_diff(tokenizations)
+    aligned = align_tokenizations(
+        text, tokenizations, [[span.id for span in spans] for spans in tokenizations], diff.differing
+    )
+    rows = stats_rows(
+        [text_stats(text, spans) for spans in tokenizations],
+        [tokens_by_script(text, spans) for spans in tokenizations],
+        [len(cuts - diff.shared) for cuts in diff.cuts],
+    )
+    overlaps = [
+        (LETTERS[0], LETTERS[other], vocab_overlap(chosen[0].model, chosen[other].model))
+        for other in range(1, len(chosen))
+    ]
+    return Comparison(aligned=aligned, rows=rows, overlaps=overlaps, differing=len(diff.differing))
+
+
+def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
+    """One line per pair: shared, only-in-A, only-in-B, Jaccard, and the first tokens only one side has."""
+    lines = []
+    for a, b, overlap in overlaps:
+        only_a = " ".join(render_token(token) for token in overlap.examples_a[:3])
+        only_b = " ".join(render_token(token) for token in overlap.examples_b[:3])
+        lines.append(
+            Content.assemble(
+                (f"{a}∩{b} ", "bold"),
+                f"shared {overlap.shared:,}  only {a} {overlap.only_a:,}  only {b} {overlap.only_b:,}  ",
+                (f"jaccard {overlap.jaccard:.2f}", "dim"),
+                (f"   {a}: ", "dim"),
+                only_a or "—",
+                (f"   {b}: ", "dim"),
+                only_b or "—",
+            )
+        )
+    return Content("\n").join(lines)
+
+
+class CompareScreen(Screen):
+    """Runs the chosen tokenizers over one sample and shows where and how much they differ."""
+
+    DEFAULT_CSS = """
+    CompareScreen {
+        #compare-body { height: 1fr; }
+        #compare-pick { width: 25%; min-width: 18; max-width: 32; height: 1fr; border: round $primary-muted; }
+        #compare-pick:focus { border: round $primary; }
+        #compare-main { width: 1fr; }
+        #compare-header { height: 1; padding: 0 1; background: $panel; }
+        #compare-scroll { width: 100%; height: 1fr; min-height: 4; border: round $primary-muted; }
+        #compare-scroll:focus { border: round $primary; }
+        #compare-stats { margin: 0 1; }
+        #compare-overlap { width: 100%; height: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("s", "next_sample", "Sample"),
+        Binding("t", "pick_tokenizers", "Tokenizers"),
+        Binding("escape", "focus_rows", "Rows", show=False),
+    ]
+
+    @dataclass
+    class Compared(Message):
+        """A comparison for ``key`` is ready."""
+
+        key: tuple[tuple[int, ...], str]
+        comparison: Comparison
+
+    @dataclass
+    class CompareFailed(Message):
+        """Comparing raised; shown as a notification."""
+
+        reason: str
+
+    sample: reactive[str] = reactive(DEFAULT_SAMPLE)
+    """The bundled sample all tokenizers are run on."""
+
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._known: tuple[int, ...] = ()
+        self._chosen: list[int] = []
+        self._wanted: tuple[tuple[int, ...], str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="compare-body"):
+            yield SelectionList[int](id="compare-pick")
+            with Vertical(id="compare-main"):
+                yield Static(id="compare-header", markup=False)
+                with VerticalScroll(id="compare-scroll"):
+                    yield CompareView(id="compare-view")
+                yield ScriptStatsTable(id="compare-stats")
+                yield Static(id="compare-overlap", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        pick = self.query_one("#compare-pick", SelectionList)
+        pick.border_title = "tokenizers"
+        pick.border_subtitle = "space: use"
+        self._sync_session()
+        self.query_one("#compare-scroll").focus()
+
+    def on_screen_resume(self) -> None:
+        self._sync_session()
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        self._sync_session()
+
+    # -- choosing --------------------------------------------------------------------------------------
+
+    def _session_tokenizers(self) -> list[LoadedTokenizer]:
+        return list(self.app.session.tokenizers)  # type: ignore[attr-defined]
+
+    def _sync_session(self) -> None:
+        """Rebuild the list when tokenizers came or went, keeping the choice (or choosing two to start)."""
+        tokenizers = self._session_tokenizers()
+        known = tuple(id(loaded) for loaded in tokenizers)
+        if known != self._known:
+            self._known = known
+            self._chosen = [index for index in self._chosen if index < len(tokenizers)]
+            if len(self._chosen) < 2:
+                self._chosen = self._default_choice(len(tokenizers))
+            pick = self.query_one("#compare-pick", SelectionList)
+            with pick.prevent(SelectionList.SelectedChanged):
+                pick.clear_options()
+                pick.add_options(
+                    Selection(Content(loaded.name), index, index in self._chosen)
+                    for index, loaded in enumerate(tokenizers)
+                )
+        self._request()
+
+    def _default_choice(self, count: int) -> list[int]:
+        """The active tokenizer and the newest other one."""
+        active = self.app.session.active  # type: ignore[attr-defined]
+        if count == 0:
+            return []
+        first = active if active is not None else count - 1
+        others = [index for index in reversed(range(count)) if index != first]
+        return sorted([first, *others[:1]])
+
+    @on(SelectionList.SelectedChanged, "#compare-pick")
+    def _picked(self, event: SelectionList.SelectedChanged) -> None:
+        selected = sorted(event.selection_list.selected)
+        if len(selected) > MAX_TOKENIZERS:
+            added = next(index for index in selected if index not in self._chosen)
+            with event.selection_list.prevent(SelectionList.SelectedChanged):
+                event.selection_list.deselect(added)
+            self.notify(f"Compare takes at most {MAX_TOKENIZERS} tokenizers.", severity="warning")
+            return
+        self._chosen = selected
+        self._request()
+
+    def _request(self) -> None:
+        """Start a comparison for the current choice and sample, unless it is the one already shown."""
+        tokenizers = self._session_tokenizers()
+        chosen = [tokenizers[index] for index in self._chosen if index < len(tokenizers)]
+        key = (tuple(id(loaded) for loaded in chosen), self.sample)
+        if key == self._wanted:
+            return
+        self._wanted = key
+        self._update_header(chosen)
+        if len(chosen) < 2:
+            self.query_one(CompareView).show(None)
+            self.query_one(ScriptStatsTable).show([], [])
+            hint = "Choose at least two tokenizers (t, then space)." if len(tokenizers) >= 2 else (
+                "Compare needs two tokenizers: train another in the corpus pane or open a file."
+            )
+            self.query_one("#compare-overlap", Static).update(Content.styled(hint, "dim"))
+            return
+        text = self.app.session.sample_texts().get(self.sample, "")  # type: ignore[attr-defined]
+        self._compare(key, chosen, text[:COMPARE_CHARS])
+
+    def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
+        parts: list[str | tuple[str, str]] = [("compare", "bold"), f"  {self.sample} sample  "]
+        for letter, loaded in zip(LETTERS, chosen):
+            parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
+        self.query_one("#compare-header", Static).update(Content.assemble(*parts))
+
+    # -- worker and results ----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
+    def _compare(self, key: tuple[tuple[int, ...], str], chosen: list[LoadedTokenizer], text: str) -> None:
+        try:
+            comparison = compare_texts(chosen, text)
+        except Exception as error:  # noqa: BLE001 - shown as a notification, never a traceback
+            self.post_message(self.CompareFailed(f"could not compare: {error}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Compared(key, comparison))
+
+    @on(Compared)
+    def _show(self, message: Compared) -> None:
+        if message.key != self._wanted:
+            return
+        comparison = message.comparison
+        count = len(message.key[0])
+        self.query_one(CompareView).show(comparison.aligned)
+        self.query_one(ScriptStatsTable).show(list(LETTERS[:count]), comparison.rows)
+        scroll = self.query_one("#compare-scroll")
+        places = "place" if comparison.differing == 1 else "places"
+        scroll.border_subtitle = f"{MARKER} boundaries differ at {comparison.differing:,} {places}"
+        self.query_one("#compare-overlap", Static).update(overlap_content(comparison.overlaps))
+
+    @on(CompareFailed)
+    def _show_failure(self, message: CompareFailed) -> None:
+        self.notify(message.reason, title="Compare", severity="error")
+
+    # -- actions ---------------------------------------------------------------------------------------
+
+    def action_next_sample(self) -> None:
+        names = list(self.app.session.sample_texts())  # type: ignore[attr-defined]
+        if not names:
+            self.notify("No bundled samples were found.", severity="warning")
+            return
+        position = names.index(self.sample) + 1 if self.sample in names else 0
+        self.sample = names[position % len(names)]
+
+    def watch_sample(self) -> None:
+        if self.is_mounted:
+            self._request()
+
+    def action_pick_tokenizers(self) -> None:
+        self.query_one("#compare-pick", SelectionList).focus()
+
+    def action_focus_rows(self) -> None:
+        self.query_one("#compare-scroll").focus()

@@ -1,0 +1,261 @@
+"""Pane 5, the inspector: the active tokenizer's make-up, a searchable vocabulary, its longest tokens, merge trees.
+
+The vocabulary rows (and the merge index behind their rank and parent columns) are built in a thread
+worker, as is every filter, so GPT-2's 50k tokens never hold up the UI; typing in the search box waits for
+a short pause before filtering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
+from textual.worker import get_current_worker
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.render import render_token, safe_text
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.widgets.merge_tree import MergeTreeView
+from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
+from core.fingerprint import fingerprint
+from core.merge_tree import MergeIndex
+from core.model import BPEModel
+from core.patterns import GPT2_PATTERN
+from core.vocab_stats import longest_tokens, vocab_split
+
+SEARCH_DELAY = 0.15
+"""Seconds of quiet after a keystroke before the vocabulary is filtered."""
+
+LONGEST = 8
+"""How many of the longest tokens to list."""
+
+
+def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
+    """Two lines: the vocabulary split, then fingerprint, pattern and special tokens."""
+    model = loaded.model
+    split = vocab_split(model)
+    parts: list[str | tuple[str, str]] = [
+        (loaded.name, "bold $accent"),
+        f"  {model.vocab_size:,} tokens = {split.byte_tokens} bytes + {split.merges:,} merges + "
+        f"{split.specials} special",
+    ]
+    if split.other:
+        parts.append(f" + {split.other:,} other")
+    pattern = "GPT-2" if model.pattern == GPT2_PATTERN else "custom"
+    specials = ", ".join(safe_text(token) for token in model.special_tokens) or "none"
+    parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern, ("  specials ", "dim"), specials]
+    return Content.assemble(*parts)
+
+
+def longest_content(model: BPEModel, count: int = LONGEST) -> Content:
+    """The longest tokens, one a line: byte length, id and the token made safe."""
+    rows = longest_tokens(model, count)
+    if not rows:
+        return Content.styled("(empty vocabulary)", "dim")
+    return Content("\n").join(
+        Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), render_token(token))
+        for token_id, token in rows
+    )
+
+
+class InspectorScreen(Screen):
+    """Everything about the active tokenizer, and how any of its tokens was built."""
+
+    DEFAULT_CSS = """
+    InspectorScreen {
+        layout: vertical;
+        #inspector-summary { height: 2; padding: 0 1; background: $panel; }
+        #inspector-body { height: 1fr; }
+        #inspector-main { width: 1fr; }
+        #vocab-search { margin: 0 1; }
+        #vocab-table { width: 100%; height: 1fr; border: round $primary-muted; }
+        #vocab-table:focus { border: round $primary; }
+        #inspector-side { width: 38%; min-width: 28; max-width: 64; }
+        #merge-tree { height: 1fr; border: round $primary-muted; }
+        #merge-tree:focus { border: round $primary; }
+        #longest-tokens { height: auto; max-height: 10; border: round $primary-muted; padding: 0 1; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("slash", "search", "Search"),
+        Binding("escape", "back_to_table", "Table", show=False),
+        Binding("t", "focus_tree", "Merge tree"),
+    ]
+
+    @dataclass
+    class VocabularyBuilt(Message):
+        """Rows, merge index and summary for one tokenizer are ready."""
+
+        key: int
+        rows: list[VocabRow]
+        index: MergeIndex
+        digest: str
+
+    @dataclass
+    class FilterApplied(Message):
+        """A search finished: the row indices matching ``query``."""
+
+        key: int
+        query: str
+        visible: list[int]
+
+    @dataclass
+    class BuildFailed(Message):
+        """Building the table raised; shown as a notification."""
+
+        reason: str
+
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._loaded: LoadedTokenizer | None = None
+        self._rows: list[VocabRow] = []
+        self._index: MergeIndex | None = None
+        self._specials: frozenset[bytes] = frozenset()
+        self._search_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="inspector-summary", markup=False)
+        with Horizontal(id="inspector-body"):
+            with Vertical(id="inspector-main"):
+                yield Input(placeholder="search: text, id, or hex bytes like e3 81  (/)", id="vocab-search", compact=True)
+                yield VocabTable(id="vocab-table")
+            with Vertical(id="inspector-side"):
+                yield MergeTreeView(id="merge-tree")
+                yield Static(id="longest-tokens", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#merge-tree").border_title = "merge tree"
+        self.query_one("#longest-tokens").border_title = "longest tokens"
+        self.query_one("#vocab-table").border_title = "vocabulary"
+        self._sync_tokenizer(force=True)
+        self.query_one(VocabTable).focus()
+
+    def on_screen_resume(self) -> None:
+        self._sync_tokenizer()
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        self._sync_tokenizer()
+
+    def _sync_tokenizer(self, force: bool = False) -> None:
+        loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+        if loaded is self._loaded and not force:
+            return
+        self._loaded = loaded
+        self._rows, self._index = [], None
+        table = self.query_one(VocabTable)
+        table.set_rows([])
+        tree = self.query_one(MergeTreeView)
+        summary = self.query_one("#inspector-summary", Static)
+        if loaded is None:
+            summary.update(Content.styled("No tokenizer yet: train one in the corpus pane or open a file.", "dim"))
+            tree.show_nothing("(no tokenizer)")
+            self.query_one("#longest-tokens", Static).update("")
+            return
+        summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
+        tree.show_nothing("(building…)")
+        self.query_one("#longest-tokens", Static).update(longest_content(loaded.model))
+        self._specials = frozenset(token.encode("utf-8") for token in loaded.model.special_tokens)
+        self._build(loaded)
+
+    # -- workers ---------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="inspector-build")
+    def _build(self, loaded: LoadedTokenizer) -> None:
+        try:
+            index = MergeIndex(loaded.model)
+            rows = build_rows(loaded.model, index)
+            digest = fingerprint(loaded.model)
+        except Exception as error:  # noqa: BLE001 - shown as a notification, never a traceback
+            self.post_message(self.BuildFailed(f"could not read the vocabulary: {error}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.VocabularyBuilt(id(loaded), rows, index, digest))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="inspector-filter")
+    def _filter(self, key: int, rows: list[VocabRow], query: str) -> None:
+        visible = filter_rows(rows, query)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.FilterApplied(key, query, visible))
+
+    # -- results ---------------------------------------------------------------------------------------
+
+    @on(VocabularyBuilt)
+    def _show_vocabulary(self, message: VocabularyBuilt) -> None:
+        if self._loaded is None or message.key != id(self._loaded):
+            return
+        self._rows, self._index = message.rows, message.index
+        self.query_one("#inspector-summary", Static).update(summary_content(self._loaded, message.digest))
+        table = self.query_one(VocabTable)
+        table.set_rows(message.rows, self._specials)
+        first_merge = next((position for position, row in enumerate(message.rows) if row.rank is not None), None)
+        if first_merge is not None:
+            table.show_at_top(first_merge)  # start where there is a merge tree to show
+        query = self.query_one("#vocab-search", Input).value
+        if query:
+            self._filter(message.key, self._rows, query)
+        self._update_title()
+
+    @on(FilterApplied)
+    def _show_filtered(self, message: FilterApplied) -> None:
+        if self._loaded is None or message.key != id(self._loaded):
+            return
+        if message.query != self.query_one("#vocab-search", Input).value:
+            return  # typing went on; a newer filter is coming
+        self.query_one(VocabTable).set_visible(message.visible)
+        self._update_title()
+        if not message.visible:
+            self.query_one(MergeTreeView).show_nothing("(no token matches)")
+
+    @on(BuildFailed)
+    def _show_failure(self, message: BuildFailed) -> None:
+        self.notify(message.reason, title="Inspector", severity="error")
+
+    @on(VocabTable.RowHighlighted)
+    def _show_tree(self, message: VocabTable.RowHighlighted) -> None:
+        if self._index is None:
+            return
+        token = message.row.token
+        self.query_one(MergeTreeView).show_node(self._index.tree(token), special=token in self._specials)
+
+    def _update_title(self) -> None:
+        table = self.query_one(VocabTable)
+        if table.visible_count == table.total_count:
+            table.border_subtitle = f"{table.total_count:,} tokens"
+        else:
+            table.border_subtitle = f"{table.visible_count:,} of {table.total_count:,}"
+
+    # -- input and actions -----------------------------------------------------------------------------
+
+    @on(Input.Changed, "#vocab-search")
+    def _search_changed(self) -> None:
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DELAY, self._search_settled)
+
+    def _search_settled(self) -> None:
+        if self._loaded is not None and self._rows:
+            self._filter(id(self._loaded), self._rows, self.query_one("#vocab-search", Input).value)
+
+    @on(Input.Submitted, "#vocab-search")
+    def _search_submitted(self) -> None:
+        self.action_back_to_table()
+
+    def action_search(self) -> None:
+        self.query_one("#vocab-search", Input).focus()
+
+    def action_back_to_table(self) -> None:
+        self.query_one(VocabTable).focus()
+
+    def action_focus_tree(self) -> None:
+        self.query_one(MergeTreeView).focus()

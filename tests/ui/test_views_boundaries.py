@@ -1,0 +1,144 @@
+"""Pilot tests of the boundaries pane: what it tokenizes, its keys, typed text, split characters, failures."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from bpe_tui.screens.boundaries import BoundariesScreen, display_part
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.widgets.text_stats import TextStatsTable
+from bpe_tui.widgets.token_view import TokenView
+from tests.ui.views_harness import SIZE, ViewsApp, bilingual_800, make_session, settle
+
+
+def joined(view: TokenView) -> bytes:
+    return b"".join(span.token for span in view.tokens)
+
+
+async def test_opens_on_the_english_sample() -> None:
+    session = make_session(bilingual_800())
+    app = ViewsApp(BoundariesScreen, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BoundariesScreen)
+        assert screen.source == "english"
+        main = screen.query_one("#boundaries-tokens", TokenView)
+        assert joined(main) == display_part(session.sample_texts()["english"]).encode()
+        assert main.cursor == 0 and main.has_focus
+        stats = screen.query_one(TextStatsTable)
+        assert stats.row_count == 2
+        english = session.sample_texts()["english"]
+        assert str(stats.get_cell("english", "bytes")) == f"{len(english.encode()):,}"
+
+
+async def test_keys_cycle_samples_toggle_ids_and_side_by_side() -> None:
+    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BoundariesScreen)
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.source == "japanese"
+        main = screen.query_one("#boundaries-tokens", TokenView)
+        assert joined(main).decode() == display_part(app.session.sample_texts()["japanese"])
+        await pilot.press("i")
+        assert all(view.show_ids for view in screen.query(TokenView))
+        await pilot.press("v")
+        await settle(pilot)
+        assert screen.side_by_side and screen.has_class("-side-by-side")
+        english = screen.query_one("#boundaries-en-tokens", TokenView)
+        japanese = screen.query_one("#boundaries-ja-tokens", TokenView)
+        assert english.has_focus
+        assert joined(japanese).decode() == display_part(app.session.sample_texts()["japanese"])
+        assert joined(english).decode() == display_part(app.session.sample_texts()["english"])
+
+
+async def test_cursor_moves_and_describes_a_split_character() -> None:
+    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("s")  # japanese: this small tokenizer splits many kanji
+        await settle(pilot)
+        main = app.screen.query_one("#boundaries-tokens", TokenView)
+        split_at = next(i for i, span in enumerate(main.tokens) if span.starts_mid_char or span.ends_mid_char)
+        for _ in range(split_at):
+            await pilot.press("right")
+        await pilot.pause()
+        assert main.cursor == split_at
+        highlighted = [m for m in seen if isinstance(m, TokenView.Highlighted) and m.token_view is main]
+        assert highlighted[-1].index == split_at
+        detail = str(app.screen.query_one("#token-detail", Static).render())
+        assert "splits a character" in detail
+        assert main.tokens[split_at].token.hex(" ") in detail
+        await pilot.press("end")
+        assert main.cursor == len(main.tokens) - 1
+        await pilot.press("home")
+        assert main.cursor == 0
+
+
+async def test_typed_text_replaces_the_sample_and_clearing_it_goes_back() -> None:
+    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BoundariesScreen)
+        await pilot.press("slash")
+        field = screen.query_one("#boundaries-input", Input)
+        assert field.has_focus
+        await pilot.press(*"Hi [b]x", "space", "ぁ")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert screen.source == "typed"
+        main = screen.query_one("#boundaries-tokens", TokenView)
+        assert joined(main) == "Hi [b]x ぁ".encode()
+        await pilot.press("enter")
+        assert main.has_focus
+        field.value = ""
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert screen.source == "english"
+
+
+async def test_without_a_tokenizer_it_says_so() -> None:
+    app = ViewsApp(BoundariesScreen, make_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "No tokenizer yet" in str(app.screen.query_one("#token-detail", Static).render())
+        assert app.screen.query_one("#boundaries-tokens", TokenView).tokens == ()
+
+
+async def test_a_tokenizer_added_later_is_picked_up() -> None:
+    session = make_session()
+    app = ViewsApp(BoundariesScreen, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session.add_tokenizer(bilingual_800())
+        from bpe_tui.messages import SessionChanged
+
+        app.screen.post_message(SessionChanged("added"))
+        await settle(pilot)
+        assert app.screen.query_one("#boundaries-tokens", TokenView).tokens
+
+
+class BrokenTokenizer:
+    """Raises on encode, standing in for a tokenizer file that loads but cannot encode."""
+
+    def encode_with_spans(self, text: str) -> list[object]:
+        raise ValueError("merge table is inconsistent")
+
+    def encode(self, text: str) -> list[int]:
+        raise ValueError("merge table is inconsistent")
+
+
+async def test_an_encoding_failure_is_a_notification() -> None:
+    good = bilingual_800()
+    broken = LoadedTokenizer(name="broken", model=good.model, tokenizer=BrokenTokenizer(), source=None)  # type: ignore[arg-type]
+    app = ViewsApp(BoundariesScreen, make_session(broken))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        messages = [notification.message for notification in app._notifications]
+        assert any("merge table is inconsistent" in message for message in messages)
+        assert app.screen.query_one("#boundaries-tokens", TokenView).tokens == ()
