@@ -60,30 +60,42 @@ def _char_before_is_whitespace(data: bytes, p: int) -> bool:
     return bool(char) and _WHITESPACE.match(char[-1]) is not None
 
 
-def _inside_special(data: bytes, p: int, specials: list[bytes]) -> bool:
-    """Whether position ``p`` of ``data`` falls strictly inside an occurrence of a special token."""
+def _occurrences(data: bytes, specials: list[bytes]) -> list[tuple[int, int]]:
+    """Every (start, end) where some special token occurs in ``data``, overlapping ones included."""
+    spans = []
     for token in specials:
-        lo = max(0, p - len(token) + 1)
-        at = data.find(token, lo, p + len(token) - 1)
-        while at != -1 and at < p:
-            if at + len(token) > p:
-                return True
-            at = data.find(token, at + 1, p + len(token) - 1)
-    return False
-
-
-def _safe_cut(data: bytes, specials: list[bytes], start: int) -> int | None:
-    """The first safe chunk boundary at or after ``start`` in ``data`` (an offset into it), or None."""
-    if specials:
-        found = [at for at in (data.find(t, start) for t in specials) if at != -1]
-        if found:
-            return min(found)
-    for ws in (b"\n", b" ", b"\t", b"\r"):
-        at = data.find(ws, max(start, 1))
+        at = data.find(token)
         while at != -1:
-            if not _char_before_is_whitespace(data, at) and not _inside_special(data, at, specials):
+            spans.append((at, at + len(token)))
+            at = data.find(token, at + 1)
+    spans.sort()
+    return spans
+
+
+def _safe_cut(data: bytes, specials: list[bytes], start: int, limit: int) -> int | None:
+    """The first safe chunk boundary ``p`` with ``start <= p < limit`` in ``data``, or None.
+
+    ``data`` must hold enough bytes around the window (twice the longest special token on each side) to
+    see every special-token occurrence that touches it.
+
+    A special token's start is safe only where no other occurrence overlaps it (``\\n\\n`` in
+    ``\\n\\n\\n`` or ``text`` inside ``<|endoftext|>`` are not): then the whole text is split there
+    too, whatever came before. A whitespace cut must not fall inside any occurrence.
+    """
+    spans = _occurrences(data, specials) if specials else []
+    for i, (s, e) in enumerate(spans):
+        if s < start or s >= limit:
+            continue
+        before = spans[i - 1][1] > s if i > 0 else False
+        after = i + 1 < len(spans) and spans[i + 1][0] < e
+        if not before and not after and not any(s2 < s < e2 for s2, e2 in spans[:i]):
+            return s
+    for ws in (b"\n", b" ", b"\t", b"\r"):
+        at = data.find(ws, max(start, 1), limit)
+        while at != -1:
+            if not _char_before_is_whitespace(data, at) and not any(s < at < e for s, e in spans):
                 return at
-            at = data.find(ws, at + 1)
+            at = data.find(ws, at + 1, limit)
     return None
 
 
@@ -96,7 +108,7 @@ def chunk_boundaries(path: Path, special_tokens: list[str], n_chunks: int) -> li
     """
     size = path.stat().st_size
     specials = [t.encode("utf-8") for t in special_tokens]
-    margin = max((len(t) for t in specials), default=1)
+    margin = 2 * max((len(t) for t in specials), default=1) + 4
     bounds = [0]
     with open(path, "rb") as f:
         for i in range(1, n_chunks):
@@ -104,12 +116,15 @@ def chunk_boundaries(path: Path, special_tokens: list[str], n_chunks: int) -> li
             cut = None
             searched = 0
             while target + searched < size and searched < _MAX_SEARCH:
-                # Read from a few bytes back: the character before a candidate cut decides if it is safe,
-                # and a special token may straddle two blocks.
-                base = max(0, target + searched - margin - 4)
+                # Read a margin on both sides of the window: the character before a candidate cut decides
+                # if it is safe, and special tokens overlapping the window must all be seen.
+                window = target + searched
+                base = max(0, window - margin)
                 f.seek(base)
-                block = f.read(target + searched - base + _SEARCH_BLOCK + margin)
-                at = _safe_cut(block, specials, target + searched - base)
+                block = f.read(window - base + _SEARCH_BLOCK + margin)
+                at_end = base + len(block) >= size
+                limit = len(block) if at_end else window - base + _SEARCH_BLOCK
+                at = _safe_cut(block, specials, window - base, limit)
                 if at is not None:
                     cut = base + at
                     break
