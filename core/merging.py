@@ -116,10 +116,12 @@ class WordShard:
                     weighted[key] += freq
                 for key in minus:
                     weighted[key] -= freq
-        for key, n in Counter(added).items():
-            weighted[key] += n
-        for key, n in Counter(removed).items():
-            weighted[key] -= n
+        if added:
+            for key, n in Counter(added).items():
+                weighted[key] += n
+        if removed:
+            for key, n in Counter(removed).items():
+                weighted[key] -= n
         return weighted
 
 
