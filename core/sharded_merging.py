@@ -11,6 +11,7 @@ pickling, and count their pairs in parallel.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from multiprocessing.connection import Connection
 
 from core.merging import PairMerger, PairQueue, WordShard
@@ -19,8 +20,17 @@ SHARDED_MIN_UNIQUE = 40_000
 """Unique pre-tokens from which sharding pays: below it, a round trip per merge costs more than it saves."""
 
 
+def ignore_interrupts() -> None:
+    """In a worker process: leave Ctrl-C to the parent, which cancels the run and stops its workers.
+
+    A terminal sends SIGINT to the whole process group; without this every worker would print a traceback.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _serve_shard(conn: Connection, word_counts: list[tuple[str, int]]) -> None:
     """Worker loop: count pairs once, then answer each ``(pair, new)`` with deltas until told to stop."""
+    ignore_interrupts()
     shard = WordShard(word_counts)
     del word_counts
     conn.send(shard.count_pairs())

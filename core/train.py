@@ -32,7 +32,7 @@ from core.corpus import (
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
 from core.merging import MAX_TOKEN_ID, PairMerger
-from core.sharded_merging import make_merger
+from core.sharded_merging import ignore_interrupts, make_merger
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
 
@@ -215,7 +215,7 @@ class TrainingRun:
             self._corpus_sha256 = file_sha256(self.path)
         else:
             context = multiprocessing.get_context("fork")
-            pool = context.Pool(min(self.workers, len(jobs)))
+            pool = context.Pool(min(self.workers, len(jobs)), initializer=ignore_interrupts)
             try:
                 results = pool.imap_unordered(count_chunk, jobs)
                 # Hash while the workers count: the parent would only be waiting otherwise.
