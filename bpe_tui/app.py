@@ -113,7 +113,7 @@ class BpeTuiApp(App[None]):
     """Train, watch and inspect byte-level BPE tokenizers."""
 
     TITLE = "bpe-tui"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     COMMANDS = App.COMMANDS | {PaneCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (140, "-wide")]
     BINDINGS = [

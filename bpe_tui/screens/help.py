@@ -62,7 +62,8 @@ def help_sections(app: App) -> list[tuple[str, list[KeyHelp]]]:
             out.append(KeyHelp(_key_label(app, binding), description))
         return out
 
-    everywhere = lines(bindings_of(BpeTuiApp, stop_at=App))
+    # The app's own keys, then the ones every screen inherits from Textual (focus cycling, copy).
+    everywhere = lines(bindings_of(BpeTuiApp) + bindings_of(Screen))
     if app.ENABLE_COMMAND_PALETTE:
         everywhere.append(KeyHelp(app.get_key_display(Binding(app.COMMAND_PALETTE_BINDING, "")), "Command palette"))
     sections = [("Everywhere", everywhere)]

@@ -1,0 +1,134 @@
+"""Builds the real app for tests: pinned theme, frozen clock and RSS probe, a fixed tree root, no blinking.
+
+Pilot tests and snapshot tests both use ``make_app``; a recorded training run (``recorded_run``) stands in
+for the training process wherever the test is about what the UI shows rather than about the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from bpe_tui.app import BpeTuiApp
+from bpe_tui.services import Services
+from bpe_tui.session import Session
+from bpe_tui.training_process import ReplaySource, SourceEvent, TrainingSpec, measure
+from core.events import TrainingFinished
+from core.train import TrainingRun
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SAMPLES = ROOT / "samples"
+CORPUS_ROOT = Path(__file__).resolve().parent.parent / "snapshots" / "corpus_root"
+"""A small committed folder the corpus pane's tree shows, so pictures do not depend on the checkout."""
+THEME = "textual-dark"
+SIZE = (100, 30)
+
+
+class FrozenProbe:
+    """An RSS probe that always reads the same, so no picture shows the machine's memory."""
+
+    def __init__(self, pid: int | None = None, rss: int = 48_000_000, peak: int = 64_000_000) -> None:
+        self.pid = pid
+        self.rss = rss
+        self.peak = peak
+
+    def sample(self) -> int:
+        return self.rss
+
+
+def frozen_clock() -> float:
+    return 0.0
+
+
+@cache
+def recorded_run(name: str = "english", vocab_size: int = 400) -> tuple[SourceEvent, ...]:
+    """The events of a real in-process run on a sample, plus one bytes/token measurement, as a training
+    process would send them. Deterministic, so pictures of it are stable."""
+    text = (SAMPLES / f"{name}.txt").read_text(encoding="utf-8")
+    events: list[SourceEvent] = []
+    run = TrainingRun.from_text(text, vocab_size, ["<|endoftext|>"], workers=1)
+    texts = tuple((n, (SAMPLES / f"{n}.txt").read_text(encoding="utf-8")[:20_000]) for n in ("english", "japanese"))
+    for event in run.events():
+        if isinstance(event, TrainingFinished):
+            events.append(measure(event.model, texts))
+        events.append(event)
+    return tuple(events)
+
+
+def replay_factory(events: Sequence[SourceEvent]) -> Callable[[TrainingSpec], ReplaySource]:
+    """A training source factory that plays ``events`` back for every run (and remembers the specs)."""
+
+    def factory(spec: TrainingSpec) -> ReplaySource:
+        factory.specs.append(spec)  # type: ignore[attr-defined]
+        return ReplaySource(events, pid=None)
+
+    factory.specs = []  # type: ignore[attr-defined]
+    return factory
+
+
+def make_services(**overrides: object) -> Services:
+    """Frozen clock and probe, the fixture tree root, and a recorded run unless told otherwise."""
+    options: dict[str, object] = {
+        "clock": frozen_clock,
+        "probe_factory": lambda pid: FrozenProbe(pid),
+        "source_factory": replay_factory(recorded_run()),
+        "corpus_root": CORPUS_ROOT,
+    }
+    options.update(overrides)
+    return Services(**options)  # type: ignore[arg-type]
+
+
+def make_session(corpus: Path | None = None) -> Session:
+    session = Session(samples_dir=SAMPLES)
+    session.corpus_path = corpus
+    return session
+
+
+class QuietApp(BpeTuiApp):
+    """The real app with text cursors that never blink (a blinking cursor makes pictures flaky)."""
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # An unfocused Input draws no cursor, so stopping the blink on focus is enough.
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
+
+
+def make_app(
+    *,
+    session: Session | None = None,
+    services: Services | None = None,
+    train_on_start: bool = False,
+    start_mode: str | None = "corpus",
+    tokenizer_paths: Sequence[Path] = (),
+) -> BpeTuiApp:
+    return QuietApp(
+        session=session if session is not None else make_session(CORPUS_ROOT / "story.txt"),
+        services=services if services is not None else make_services(),
+        train_on_start=train_on_start,
+        start_mode=start_mode,
+        tokenizer_paths=tokenizer_paths,
+        theme=THEME,
+    )
+
+
+async def settle(pilot: Pilot, rounds: int = 3) -> None:
+    """Wait for workers and the messages they post; handlers may start more workers, so go round again.
+
+    The directory tree's ``_loader`` worker lives as long as the tree, so it is not waited for; workers
+    that were cancelled (superseded) or failed count as done.
+    """
+    for _ in range(rounds):
+        for worker in list(pilot.app.workers):
+            if worker.group == "_loader":
+                continue
+            try:
+                await worker.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass
+        await pilot.pause()

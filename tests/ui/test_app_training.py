@@ -1,0 +1,151 @@
+"""Training from the corpus pane with the real training process: finish and save, cancel, bad input."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import psutil
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from bpe_tui.screens.dashboard import DashboardScreen
+from bpe_tui.screens.path_dialog import PathDialog
+from bpe_tui.services import Services
+from bpe_tui.widgets.training_runner import TrainingRunner
+from core.formats import load_tokenizer
+from tests.ui.app_harness import SAMPLES, SIZE, FrozenProbe, make_app, make_session, settle
+
+
+def real_services(root: Path) -> Services:
+    """The real training process and clock; only the tree root (and save folder) is a temporary one."""
+    return Services(corpus_root=root, probe_factory=lambda pid: FrozenProbe(pid))
+
+
+async def wait_for(pilot: Pilot, seen: list[Message], kind: type, timeout: float = 30.0) -> list:
+    """Pump the app until a message of ``kind`` has been handled (the run ends in another process)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [m for m in seen if isinstance(m, kind)]
+        if found:
+            await pilot.pause()
+            return found
+        await pilot.pause(0.05)
+    raise AssertionError(f"no {kind.__name__} within {timeout} s")
+
+
+def errors(seen: list[Message]) -> list[str]:
+    return [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.severity == "error"]
+
+
+async def set_field(pilot: Pilot, field_id: str, value: str) -> None:
+    field = pilot.app.screen.query_one(f"#{field_id}", Input)
+    field.focus()
+    field.value = value
+    await pilot.pause()
+
+
+async def test_train_on_a_sample_then_save(tmp_path: Path) -> None:
+    corpus = tmp_path / "english.txt"
+    corpus.write_bytes((SAMPLES / "english.txt").read_bytes())
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await set_field(pilot, "vocab", "320")
+        await pilot.press("ctrl+t")
+        finished = await wait_for(pilot, seen, TrainingRunner.Finished)
+        assert app.current_mode == "dashboard"
+        model = finished[0].model
+        assert model.vocab_size == 320 and len(model.merges) == 320 - 257
+        loaded = app.session.active_tokenizer()
+        assert loaded is not None and loaded.model is model and loaded.source is None
+        # Finishing asks where to save, offering <corpus stem>-<vocab>.json in the working directory.
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog)
+        assert app.screen.query_one(Input).value == str(tmp_path / "english-320.json")
+        await pilot.press("enter")
+        await wait_for(pilot, seen, DashboardScreen.Saved)
+        saved = tmp_path / "english-320.json"
+        assert load_tokenizer(saved).merges == model.merges
+        assert app.session.active_tokenizer().source == saved
+        assert not errors(seen)
+
+
+def big_corpus(path: Path, megabytes: float) -> Path:
+    rng = random.Random(7)
+    syllables = ["ka", "to", "ri", "mu", "sen", "lo", "pa", "qui", "dor", "ne", "sha", "vel"]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(20_000)]
+    lines = []
+    size = 0
+    while size < megabytes * 1_000_000:
+        line = " ".join(rng.choice(words) for _ in range(14)) + "\n"
+        lines.append(line)
+        size += len(line)
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Path) -> None:
+    corpus = big_corpus(tmp_path / "big.txt", 3)
+    before = set(tmp_path.iterdir())
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await set_field(pilot, "vocab", "20000")
+        await set_field(pilot, "workers", "2")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, seen, TrainingRunner.Progressed)
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen) and dashboard.running
+        pid = dashboard.runner.pid
+        assert pid is not None
+        family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
+        started = time.monotonic()
+        await pilot.press("s")
+        stopped = await wait_for(pilot, seen, TrainingRunner.Stopped, timeout=10)
+        assert time.monotonic() - started < 5
+        assert not [m for m in seen if isinstance(m, TrainingRunner.Finished)]
+        for process in family:
+            assert not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+        assert not dashboard.running and stopped[0].spec.corpus_path == corpus
+        assert set(tmp_path.iterdir()) == before  # nothing saved, nothing partial
+        assert app.session.tokenizers == []
+        # "Run again" is offered once the run has stopped, and starts a fresh run.
+        await pilot.press("r")
+        await wait_for(pilot, seen, TrainingRunner.Progressed)
+        assert dashboard.running
+        await pilot.press("s")
+        await wait_for(pilot, seen, TrainingRunner.Stopped, timeout=10)
+
+
+async def test_bad_settings_are_reported_not_run(tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app = make_app(services=real_services(tmp_path), session=make_session(SAMPLES / "toy.txt"))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await set_field(pilot, "vocab", "12")
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert any("vocab size" in message for message in errors(seen))
+        assert not [m for m in seen if isinstance(m, TrainingRunner.Started)]
+        assert app.current_mode == "corpus"
+
+
+async def test_a_corpus_the_trainer_rejects_fails_with_a_notification(tmp_path: Path) -> None:
+    corpus = tmp_path / "broken.txt"
+    corpus.write_bytes(b"fine text \xff\xfe broken bytes\n")
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await set_field(pilot, "vocab", "300")
+        await pilot.press("ctrl+t")
+        failed = await wait_for(pilot, seen, TrainingRunner.Failed)
+        assert "broken.txt" in failed[0].message
+        assert errors(seen)
+        assert app.session.tokenizers == []
