@@ -23,7 +23,6 @@ from core.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.formats import checked_model
 from core.formats.atomic import atomic_write_text
-from core.formats.gpt2 import parse_vocab
 from core.model import BPEModel
 from core.patterns import GPT2_PATTERN
 
@@ -32,7 +31,13 @@ WHOLE_TEXT_PATTERN = r"[\s\S]+"
 
 
 def from_json(data: dict[str, Any], path: Path) -> BPEModel:
-    """Build a model from a parsed tokenizer.json, refusing options that would change the ids."""
+    """Build a model from a parsed tokenizer.json, refusing options that would change the ids.
+
+    >>> from core.model import BPEModel
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
+    >>> from_json(to_json(model), Path("tokenizer.json")).merges
+    [(b'a', b'b')]
+    """
     model = data.get("model")
     if not isinstance(model, dict):
         raise TokenizerFileError(f"{path}: 'model' must be an object; not a tokenizer.json")
@@ -47,7 +52,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         )
     pattern = _pattern(data.get("pre_tokenizer"), path)
 
-    vocab, unspelled = parse_vocab(model.get("vocab"), path)
+    vocab, unspelled = _vocab(model.get("vocab"), path)
     specials: list[str] = []
     for index, added in enumerate(data.get("added_tokens") or []):
         token_id, content = _added_token(added, index, path)
@@ -124,6 +129,33 @@ def _pattern(pre_tokenizer: Any, path: Path) -> str:
     raise TokenizerFileError(
         f"{path}: pre-tokenizer {shown} is not byte-level BPE; supported: ByteLevel, or Split(Regex) + ByteLevel"
     )
+
+
+def _vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
+    """``model.vocab`` -> (id -> bytes, spellings outside the byte alphabet, taken as UTF-8 text).
+
+    Such a spelling cannot come from byte-level BPE; it is fine only for an added token, which the
+    caller checks.
+    """
+    if not isinstance(data, dict):
+        raise TokenizerFileError(f"{path}: 'model.vocab' must be an object of token -> id")
+    vocab: dict[int, bytes] = {}
+    owner: dict[int, str] = {}
+    unspelled: list[str] = []
+    for spelled, token_id in data.items():
+        if type(token_id) is not int or token_id < 0:
+            raise TokenizerFileError(f"{path}: model.vocab: id of {spelled!r} is {token_id!r}; ids are integers >= 0")
+        if token_id in owner:
+            raise TokenizerFileError(
+                f"{path}: model.vocab: id {token_id} is used by both {owner[token_id]!r} and {spelled!r}"
+            )
+        owner[token_id] = spelled
+        try:
+            vocab[token_id] = decode_bytes(spelled)
+        except KeyError:
+            vocab[token_id] = spelled.encode("utf-8")
+            unspelled.append(spelled)
+    return vocab, unspelled
 
 
 def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:

@@ -84,11 +84,18 @@ def _token(text: Any, path: Path, where: str) -> bytes:
     try:
         return decode_bytes(text)
     except KeyError as error:
-        raise TokenizerFileError(f"{path}: {where}: character {error.args[0]!r} is not in GPT-2's byte alphabet") from None
+        raise TokenizerFileError(
+            f"{path}: {where}: character {error.args[0]!r} is not in GPT-2's byte alphabet"
+        ) from None
 
 
 def from_json(data: dict[str, Any], path: Path) -> BPEModel:
-    """Build a model from parsed file content, checking types, consistency and the fingerprint."""
+    """Build a model from parsed file content, checking types, consistency and the fingerprint.
+
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], merge_counts=[3])
+    >>> from_json(json.loads(to_text(model)), Path("t.json")).merge_counts
+    [3]
+    """
     version = data.get("version")
     _expect(type(version) is int, path, f"'version' must be an integer, got {version!r}")
     _expect(version <= VERSION, path, f"written by a newer bpe-tui (format version {version}); upgrade bpe-tui")

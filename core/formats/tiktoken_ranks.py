@@ -79,6 +79,9 @@ def rebuild_merges(ranks: dict[bytes, int], describe: dict[bytes, str] | None = 
     Raises:
         ValueError: a token cannot be built from two lower-ranked tokens; the message names it
             (``describe`` maps a token to where it is, e.g. its line).
+
+    >>> rebuild_merges({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})
+    [(b'a', b'b'), (b'ab', b'c')]
     """
     merges: list[tuple[bytes, bytes]] = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
@@ -95,7 +98,13 @@ def rebuild_merges(ranks: dict[bytes, int], describe: dict[bytes, str] | None = 
 
 
 def from_text(text: str, path: Path) -> BPEModel:
-    """Build a model from a rank file's text (see the module docstring for what is assumed)."""
+    """Build a model from a rank file's text (see the module docstring for what is assumed).
+
+    >>> import base64
+    >>> lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)] + ["aGk= 256"]
+    >>> from_text("\\n".join(lines), Path("hi.tiktoken")).merges
+    [(b'h', b'i')]
+    """
     ranks: dict[bytes, int] = {}
     line_of_rank: dict[int, int] = {}
     line_of_token: dict[bytes, str] = {}
@@ -110,7 +119,9 @@ def from_text(text: str, path: Path) -> BPEModel:
         if rank in line_of_rank:
             raise TokenizerFileError(f"{path} line {number}: rank {rank} is already used on line {line_of_rank[rank]}")
         if token in ranks:
-            raise TokenizerFileError(f"{path} line {number}: token {show_token(token)} is already on {line_of_token[token]}")
+            raise TokenizerFileError(
+                f"{path} line {number}: token {show_token(token)} is already on {line_of_token[token]}"
+            )
         ranks[token] = rank
         line_of_rank[rank] = number
         line_of_token[token] = f"line {number}"
@@ -154,12 +165,14 @@ def to_text(model: BPEModel) -> str:
     except ValueError as error:
         raise SettingsError(f"cannot save {label} as a tiktoken rank file: {error}") from None
     if rebuilt != list(model.merges):
-        at = next((i for i, (a, b) in enumerate(zip(rebuilt, model.merges)) if a != b), min(len(rebuilt), len(model.merges)))
+        differ = (i for i, (a, b) in enumerate(zip(rebuilt, model.merges)) if a != b)
+        at = next(differ, min(len(rebuilt), len(model.merges)))
         raise SettingsError(
             f"cannot save {label} as a tiktoken rank file: ranks are ids, and these ids would change merge {at} "
             "(tiktoken would merge differently); save as bpe-tui, gpt2 or hf instead"
         )
-    lines = [f"{base64.b64encode(token).decode('ascii')} {rank}" for token, rank in sorted(ranks.items(), key=lambda i: i[1])]
+    in_rank_order = sorted(ranks.items(), key=lambda item: item[1])
+    lines = [f"{base64.b64encode(token).decode('ascii')} {rank}" for token, rank in in_rank_order]
     return "\n".join(lines) + "\n"
 
 
