@@ -16,7 +16,7 @@ from core.events import MergeMade, PhaseProgress
 from core.model import BPEModel
 from core.tokenizer import Tokenizer
 
-CANDIDATES = 8
+CANDIDATES = 20
 """How many candidate pairs each step shows."""
 
 

@@ -28,7 +28,7 @@ TEXT_NAMES = ("toy", "english", "japanese", "mixed")
 LIVE_MERGES = {"toy": 50, "english": 500, "japanese": 500}
 """How far each live run goes: the toy corpus runs out of pairs long before 50."""
 PLAY_SECONDS = 0.4
-SENTENCE_CHARS = 160
+SENTENCE_CHARS = 320
 
 
 def sample_sentence(text: str, limit: int = SENTENCE_CHARS) -> str:

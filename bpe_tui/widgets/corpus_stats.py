@@ -25,13 +25,17 @@ def share_bar(share: float, width: int = BAR_WIDTH) -> str:
     return bar.ljust(width)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def stats_content(stats: CorpusStats) -> Content:
     """The stats as styled lines; no file text is included, so nothing here can be markup."""
     done = "" if stats.complete else f"  (scanning {stats.bytes_read * 100 // max(stats.size, 1)}%)"
     lines = [
         Content.assemble(
             (stats.path.name, "bold"),
-            f"  {human_bytes(stats.size)} · {stats.lines:,} lines · {stats.documents:,} documents{done}",
+            f"  {human_bytes(stats.size)} · {_count(stats.lines, 'line')} · {_count(stats.documents, 'document')}{done}",
         ),
         Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}", "dim"),
     ]

@@ -132,3 +132,23 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
             except (WorkerCancelled, WorkerFailed):
                 pass
         await pilot.pause()
+
+
+async def tree_loaded(pilot: Pilot) -> None:
+    """Wait until the corpus pane's directory tree has listed its root (it loads in its own worker)."""
+    from textual.widgets import DirectoryTree
+
+    for _ in range(200):
+        trees = pilot.app.screen.query(DirectoryTree)
+        if not trees or (trees.first().root.children and not trees.first().loading):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def ready(pilot: Pilot) -> None:
+    """Everything a picture needs: workers done, tree listed, notifications (toasts) cleared."""
+    await settle(pilot)
+    await tree_loaded(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()

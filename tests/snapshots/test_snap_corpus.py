@@ -1,0 +1,26 @@
+"""Pictures of the corpus pane: the chosen file's preview, stats and script mix, and the training form."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from tests.ui.app_harness import CORPUS_ROOT, SIZE, make_app, make_session, ready
+
+
+def test_corpus_pane(snap_compare) -> None:
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=ready)
+
+
+def test_corpus_pane_80x24(snap_compare) -> None:
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=ready)
+
+
+def test_corpus_pane_japanese_file_and_bad_settings(snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press("tab", "tab")  # into the vocab size field
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "1", "2")
+        await ready(pilot)
+
+    app = make_app(session=make_session(CORPUS_ROOT / "japanese.txt"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,34 @@
+"""Pictures of the training dashboard, idle and after a (recorded, so deterministic) finished run."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from bpe_tui.training_process import TrainingSpec
+from tests.ui.app_harness import SAMPLES, SIZE, make_app, ready
+
+RECORDED_SPEC = TrainingSpec(
+    vocab_size=400,
+    corpus_path=SAMPLES / "english.txt",
+    special_tokens=("<|endoftext|>",),
+    label="english.txt",
+)
+"""The run ``app_harness.recorded_run`` recorded, so the title matches the merges shown."""
+
+
+async def finished_run(pilot: Pilot) -> None:
+    await ready(pilot)
+    await pilot.app.start_training(RECORDED_SPEC, offer_save=False)  # type: ignore[attr-defined]
+    await ready(pilot)
+
+
+def test_dashboard_idle(snap_compare) -> None:
+    assert snap_compare(make_app(start_mode="dashboard"), terminal_size=SIZE, run_before=ready)
+
+
+def test_dashboard_after_a_finished_run(snap_compare) -> None:
+    assert snap_compare(make_app(start_mode="dashboard"), terminal_size=SIZE, run_before=finished_run)
+
+
+def test_dashboard_after_a_finished_run_80x24(snap_compare) -> None:
+    assert snap_compare(make_app(start_mode="dashboard"), terminal_size=(80, 24), run_before=finished_run)
