@@ -1,0 +1,148 @@
+"""Export benchmark: corpus -> ``.npy`` token ids with ``core.export``, one worker vs all cores.
+
+Each run is a child process that builds the GPT-2 tokenizer (from ``../shared/data/cs336/``, with
+``<|endoftext|>``; not timed), then times ``core.export.export_corpus`` on the corpus with a fresh
+tokenizer (cold cache). One-worker and all-core runs alternate; the speed-up is the median of the
+per-round ratios. The ``.npy`` files are checked with numpy (when installed) and must hold the same ids
+for every worker count. Target (issue 5): speed-up >= 1.6x with 2 workers.
+
+Usage: ``python benchmarks/export.py [--runs N] [--quick] [--workers K] [extra corpus files...]``
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c  # noqa: E402
+
+CORPORA = ["tinystories_2M.txt"]
+TARGET_SPEEDUP = 1.6
+
+
+# --- tasks (run in child processes) --------------------------------------------------------------------
+
+def export_task(path: str, workers: int, vocab_json: str, merges_txt: str) -> dict[str, Any]:
+    """Export ``path`` with ``workers`` processes; return the seconds, id count and a digest of the ids."""
+    from core.export import HEADER_BYTES, export_corpus
+    from core.tokenizer import Tokenizer
+
+    t0 = time.perf_counter()
+    tokenizer = Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL])
+    load_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="bpe-bench-export-") as folder:
+        out = Path(folder) / "ids.npy"
+        t1 = time.perf_counter()
+        finished = export_corpus(path, tokenizer, out, workers=workers)
+        export_s = time.perf_counter() - t1
+        data = out.read_bytes()
+        checked = None
+        try:
+            import numpy
+
+            checked = int(numpy.load(out).shape[0]) == finished.tokens
+        except ImportError:
+            pass
+    return {
+        "bytes": Path(path).stat().st_size,
+        "load_s": load_s,
+        "export_s": export_s,
+        "tokens": finished.tokens,
+        "dtype": finished.dtype,
+        "digest": hashlib.sha1(data[HEADER_BYTES:]).hexdigest()[:16],
+        "numpy_ok": checked,
+    }
+
+
+# --- the benchmark -------------------------------------------------------------------------------------
+
+def measure(path: Path, runs: int, *, workers: int | None = None, vocab_json: Path, merges_txt: Path,
+            timeout: float = 900.0) -> dict[str, Any]:
+    """Alternate 1-worker and ``workers``-worker exports ``runs`` times; MB/s, speed-up, same ids."""
+    workers = workers or os.cpu_count() or 1
+    args = {"path": str(path), "vocab_json": str(vocab_json), "merges_txt": str(merges_txt)}
+    counts = [1] if workers == 1 else [1, workers]
+    cases = [(f"{k} worker{'s' if k > 1 else ''}",
+              (lambda k=k: c.run_task("export", "export_task", {**args, "workers": k}, timeout=timeout)))
+             for k in counts]
+    raw = c.interleaved(runs, cases)
+    sides: dict[str, Any] = {}
+    for name, ms in raw.items():
+        good = [m for m in ms if m.ok]
+        summary = c.summarise(ms, inner="export_s")
+        if good:
+            r = good[0].result
+            summary.update(bytes=r["bytes"], tokens=r["tokens"], dtype=r["dtype"], digest=r["digest"],
+                           numpy_ok=all(m.result["numpy_ok"] is not False for m in good),
+                           mbps=c.median(m.result["bytes"] / m.result["export_s"] / c.MB for m in good))
+        sides[name] = summary
+    names = list(raw)
+    speedup = None
+    if len(names) == 2:
+        speedup = c.median(c.ratio(a.result["export_s"], b.result["export_s"]) if a.ok and b.ok else None
+                           for a, b in zip(raw[names[0]], raw[names[1]]))
+    digests = {s.get("digest") for s in sides.values()}
+    return {
+        "corpus": path.name,
+        "corpus_bytes": path.stat().st_size,
+        "workers": workers,
+        "sides": sides,
+        "speedup": speedup,
+        "same_ids": len(digests) == 1 and None not in digests,
+    }
+
+
+def report(cases: list[dict[str, Any]]) -> list[str]:
+    """Print the table and the target; return the verdict lines."""
+    rows = []
+    for case in cases:
+        for name, side in case["sides"].items():
+            rows.append([case["corpus"], name, c.fmt_s(side.get("export_s")), c.fmt_rate(side.get("mbps")),
+                         c.fmt_s(side.get("wall_s")), c.fmt_mib(side.get("peak_rss_tree")),
+                         c.fmt_mib(side.get("peak_pss_tree")), f"{side.get('tokens') or 0:,}",
+                         "yes" if case["same_ids"] else "NO", side["status"]])
+    print()
+    print(c.table(["corpus", "workers", "export", "MB/s", "process", "RSS tree", "PSS tree", "ids", "same ids",
+                   "status"], rows))
+    print("\n(export = export_corpus alone, median; process = whole child incl. start-up and loading the GPT-2 "
+          "\n vocab; RSS/PSS = peak over the process tree)")
+    verdicts = []
+    for case in cases:
+        if case["workers"] > 1:
+            verdicts.append(f"{case['corpus']} speed-up with {case['workers']} workers: "
+                            + c.verdict(case["speedup"], TARGET_SPEEDUP, at_most=False))
+    if verdicts:
+        print("\nTarget:")
+        print("\n".join("  " + v for v in verdicts))
+    return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = c.parser(__doc__.splitlines()[0])
+    p.add_argument("--workers", type=int, default=None, help="worker count to compare with 1 (default: all cores)")
+    args = p.parse_args(argv)
+    vocab_json, merges_txt = c.CS336 / "gpt2_vocab.json", c.CS336 / "gpt2_merges.txt"
+    paths = [c.CORPORA / name for name in CORPORA] + list(args.corpora)
+    c.require_data(vocab_json, merges_txt, *paths)
+    runs = 1 if args.quick else args.runs
+    header = c.start(args)
+    cases = []
+    for path in paths:
+        c.progress(f"{path.name}:")
+        cases.append(measure(path, runs, workers=args.workers, vocab_json=vocab_json, merges_txt=merges_txt))
+    verdicts = report(cases)
+    saved = c.save("export", {**header, "cases": cases, "verdicts": verdicts}, enabled=not args.no_save)
+    if saved:
+        print(f"\nresults: {saved.relative_to(c.REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""Smoke tests for ``benchmarks/``: each benchmark's measurement runs on tiny synthetic input and gives well-formed results.
+
+No timing is asserted (the figures are noise at this size); the point is that the scripts keep working
+as ``core`` changes. The peers are optional: tests that need them skip when they are not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.byte_alphabet import encode_bytes
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+SPECIAL = "<|endoftext|>"
+TEXT = "the cat sat on the mat.\nhello world, hello there!\n" * 40 + SPECIAL + "あいう日本語 hello\n" * 20
+
+
+def load(name: str):
+    """Import ``benchmarks/<name>.py`` under a private module name (``benchmarks/`` is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bpe_bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def common():
+    return load("_common")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def gpt2_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A tiny GPT-2 style vocab.json + merges.txt: the 256 bytes, four merges, then ``<|endoftext|>``."""
+    merges = [(b"h", b"e"), (b"l", b"l"), (b"he", b"ll"), (b" ", b"w")]
+    vocab = {bytes([b]): b for b in range(256)}
+    for left, right in merges:
+        vocab[left + right] = len(vocab)
+    spelled = {encode_bytes(token): i for token, i in vocab.items()} | {SPECIAL: len(vocab)}
+    vocab_json, merges_txt = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    vocab_json.write_text(json.dumps(spelled), encoding="utf-8")
+    merges_txt.write_text("#version: 0.2\n" + "".join(f"{encode_bytes(a)} {encode_bytes(b)}\n" for a, b in merges),
+                          encoding="utf-8")
+    return vocab_json, merges_txt
+
+
+def test_run_task_measures_a_whole_child(common):
+    m = common.run_task("_common", "echo_task", {"value": [1, "あ"]})
+    assert m.status == "ok" and m.result == {"value": [1, "あ"]}
+    assert m.wall_s > 0 and m.peak_rss_tree > 0 and m.maxrss_main > 0 and m.peak_pss_tree > 0
+    failed = common.run_task("_common", "echo_task", {"wrong": 1})
+    assert failed.status == "error" and "TypeError" in failed.error
+    summary = common.summarise([m, failed])
+    assert summary["status"] == "partial" and summary["ok_runs"] == 1 and summary["wall_s"] == m.wall_s
+
+
+def test_run_task_kills_a_child_past_its_time(common):
+    m = common.run_task("_common", "wait_for_quiet", {"max_wait": 30, "threshold": -1, "poll": 30}, timeout=0.3)
+    assert m.status == "timeout" and m.wall_s < 10
+
+
+def test_save_writes_json_with_the_machine(common, tmp_path, monkeypatch):
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    path = common.save("smoke", {"cases": [1]})
+    body = json.loads(path.read_text())
+    assert path.name.startswith("smoke-") and body["cases"] == [1]
+    assert body["machine"]["nproc"] >= 1 and len(body["machine"]["loadavg"]) == 3
+
+
+def test_missing_data_exits_with_status_2(common, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        common.require_data(tmp_path / "absent.txt")
+    assert exit_info.value.code == 2 and "absent.txt" in capsys.readouterr().err
+
+
+def test_train_benchmark(corpus, capsys):
+    pytest.importorskip("tokenizers", reason="Hugging Face tokenizers (the bench extra) is not installed")
+    train = load("train")
+    case = train.measure(corpus, 280, 1, workers=2)
+    assert {side["status"] for side in case["sides"].values()} == {"ok"}
+    assert case["sides"]["bpe-tui"]["vocab"] == 280 and case["sides"]["hf"]["vocab"] <= 280
+    assert case["ratio_time_vs_hf"] > 0 and case["ratio_pss_vs_hf"] > 0 and case["speedup_all_vs_1w"] > 0
+    assert train.report([case]) == []  # targets are only judged at vocab 10,000
+    assert "tiny.txt" in capsys.readouterr().out
+    json.dumps(case)
+
+
+def test_encode_benchmark(gpt2_files, corpus, capsys):
+    pytest.importorskip("tiktoken", reason="tiktoken (the bench extra) is not installed")
+    pytest.importorskip("tokenizers", reason="Hugging Face tokenizers (the bench extra) is not installed")
+    encode = load("encode")
+    vocab_json, merges_txt = gpt2_files
+    text = encode.measure("tinystories_2M.txt", {"path": str(corpus)}, 1, vocab_json=vocab_json,
+                          merges_txt=merges_txt)
+    odd = encode.measure("1 MB of 'あ'", {"repeat": "あ", "bytes": 3000}, 1, vocab_json=vocab_json,
+                         merges_txt=merges_txt, encoders=["bpe-tui", "tiktoken"])
+    for case in (text, odd):
+        assert {side["status"] for side in case["sides"].values()} == {"ok"}
+        assert case["ratio_cold_vs_tiktoken"] > 0 and case["sides"]["bpe-tui"]["first_mbps"] > 0
+    assert all(text["sides"][e]["agrees_with_tiktoken"] for e in ("bpe-tui", "hf", "hf-docs"))
+    assert text["sides"]["regex-finditer"]["tokens"] is None
+    assert odd["bytes"] == 3000
+    verdicts = encode.report([text, odd])
+    assert len(verdicts) == 2 and "MB/s" in verdicts[1]
+    json.dumps([text, odd])
+
+
+def test_export_benchmark(gpt2_files, corpus, capsys):
+    export = load("export")
+    vocab_json, merges_txt = gpt2_files
+    case = export.measure(corpus, 1, workers=2, vocab_json=vocab_json, merges_txt=merges_txt)
+    assert {side["status"] for side in case["sides"].values()} == {"ok"}
+    assert case["same_ids"] and case["speedup"] > 0
+    assert all(side["numpy_ok"] is not False and side["tokens"] > 0 for side in case["sides"].values())
+    assert len(export.report([case])) == 1
+    json.dumps(case)
+
+
+def test_scaling_benchmark(corpus, capsys):
+    scaling = load("scaling")
+    result = scaling.measure(corpus, [1, 2], 1, vocab_size=270, workers=1)
+    first, second = result["sizes"]
+    assert first["status"] == second["status"] == "ok"
+    assert second["bytes"] == 2 * first["bytes"] + len(SPECIAL) and result["unique_pretokens"] > 0
+    assert first["time_vs_1x"] == 1.0 and second["s_per_mb"] > 0
+    assert len(scaling.report(result)) == 2
+    json.dumps(result)
