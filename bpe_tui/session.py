@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import core
 from core.model import BPEModel
 
 if TYPE_CHECKING:
@@ -24,23 +23,13 @@ SAMPLE_NAMES = ("english", "japanese", "mixed", "toy")
 
 
 def find_samples_dir() -> Path | None:
-    """The bundled samples folder: ``samples/`` beside ``core`` in a checkout, ``bpe_tui/_samples`` in a wheel.
+    """The bundled samples folder (``samples/`` in a checkout, ``bpe_tui/_samples`` in a wheel), or ``None``.
 
-    Returns ``None`` when neither exists, so the app can still start (with a notification) without them.
+    ``None`` lets the app start without them (with a notification) rather than fail.
     """
-    import bpe_tui
+    from core.corpus_samples import samples_dir
 
-    candidates = (
-        Path(core.__file__).resolve().parent.parent / "samples",
-        Path(bpe_tui.__file__).resolve().parent / "_samples",
-    )
-    for candidate in candidates:
-        if (candidate / "english.txt").is_file():
-            return candidate
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    return None
+    return samples_dir()
 
 
 @dataclass(frozen=True)
