@@ -110,6 +110,14 @@ def measure(model: BPEModel, texts: Sequence[tuple[str, str]]) -> SamplesMeasure
     return SamplesMeasured(len(model.merges), tuple(results))
 
 
+def _measured(model: BPEModel, texts: Sequence[tuple[str, str]]) -> list[SamplesMeasured]:  # pragma: no cover
+    """``measure``, or nothing if it fails: a measurement is a nicety and must never end the run."""
+    try:
+        return [measure(model, texts)]
+    except Exception:  # noqa: BLE001
+        return []
+
+
 def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
     """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
     _silence_output()
@@ -127,15 +135,18 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
             min_frequency=spec.min_frequency,
         )
         batch: list[SourceEvent] = []
-        last_sent = last_measured = time.monotonic()
+        last_sent = time.monotonic()
+        next_measure = last_sent + MEASURE_SECONDS
         for event in run.events():
             now = time.monotonic()
             if isinstance(event, TrainingFinished) and texts:
-                batch.append(measure(event.model, texts))
+                batch.extend(_measured(event.model, texts))
             batch.append(event)
-            if isinstance(event, MergeMade) and texts and now - last_measured >= MEASURE_SECONDS:
-                batch.append(measure(run.result(), texts))
-                last_measured = time.monotonic()
+            if isinstance(event, MergeMade) and texts and now >= next_measure:
+                batch.extend(_measured(run.result(), texts))
+                # Never spend more than a tenth of the run measuring, however big the vocabulary gets.
+                spent = time.monotonic() - now
+                next_measure = now + max(MEASURE_SECONDS, 10 * spent)
             if not isinstance(event, MergeMade) or now - last_sent >= BATCH_SECONDS:
                 events.put(batch)
                 batch = []

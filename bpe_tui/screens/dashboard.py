@@ -133,7 +133,13 @@ class DashboardScreen(Screen):
 
     # -- runner messages ----------------------------------------------------------------------------------
 
+    def _stale(self, message: TrainingRunner.RunMessage) -> bool:
+        """A message queued before its run was replaced by a newer one: showing it would corrupt the display."""
+        return message.run != self.runner.run
+
     def on_training_runner_progressed(self, message: TrainingRunner.Progressed) -> None:
+        if self._stale(message):
+            return
         self.query_one(ProgressPanel).show_progress(
             message.phase,
             message.done,
@@ -145,6 +151,8 @@ class DashboardScreen(Screen):
         )
 
     def on_training_runner_merges_received(self, message: TrainingRunner.MergesReceived) -> None:
+        if self._stale(message):
+            return
         self.query_one(MergeTable).append(message.merges)
         self.query_one(SparklinePanel).add_counts(merge.count for merge in message.merges)
         longest = max((merge.token for merge in message.merges), key=len, default=b"")
@@ -153,9 +161,13 @@ class DashboardScreen(Screen):
             self.query_one(ProgressPanel).show_longest(longest)
 
     def on_training_runner_samples_measured(self, message: TrainingRunner.SamplesMeasured) -> None:
+        if self._stale(message):
+            return
         self.query_one(SparklinePanel).show_measure(message.measured)
 
     def on_training_runner_finished(self, message: TrainingRunner.Finished) -> None:
+        if self._stale(message):
+            return
         model = message.model
         self._model = model
         label = message.spec.label or model.name
@@ -171,11 +183,15 @@ class DashboardScreen(Screen):
             self.action_save()
 
     def on_training_runner_failed(self, message: TrainingRunner.Failed) -> None:
+        if self._stale(message):
+            return
         self.query_one(ProgressPanel).show_outcome("failed", complete=False)
         self.refresh_bindings()
         self.notify(message.message, title="Training failed", severity="error", timeout=10)
 
     def on_training_runner_stopped(self, message: TrainingRunner.Stopped) -> None:
+        if self._stale(message):
+            return
         self.query_one(ProgressPanel).show_outcome("stopped", complete=False)
         self.refresh_bindings()
         self.notify(

@@ -50,13 +50,20 @@ class TrainingRunner(Widget):
     DEFAULT_CSS = "TrainingRunner { display: none; }"
 
     @dataclass
-    class Started(Message):
+    class RunMessage(Message):
+        """Base of every message here; ``run`` numbers this runner's runs, so a handler can drop messages
+        from a run that was replaced while they were queued (``message.run != runner.run``)."""
+
+        run: int
+
+    @dataclass
+    class Started(RunMessage):
         """A run began."""
 
         spec: TrainingSpec
 
     @dataclass
-    class Progressed(Message):
+    class Progressed(RunMessage):
         """Where the run is; a newer one replaces an unhandled older one."""
 
         phase: str
@@ -69,25 +76,24 @@ class TrainingRunner(Widget):
         peak_rss: int
 
         def can_replace(self, message: Message) -> bool:
-            return isinstance(message, TrainingRunner.Progressed)
+            return isinstance(message, TrainingRunner.Progressed) and message.run == self.run
 
     @dataclass
-    class MergesReceived(Message):
+    class MergesReceived(RunMessage):
         """Merges made since the last batch, in rank order."""
 
         merges: tuple[MergeMade, ...]
 
     @dataclass
-    class SamplesMeasured(Message):
+    class SamplesMeasured(RunMessage):
         """Bytes/token of the samples re-measured with the tokenizer so far."""
 
         measured: SamplesMeasured
 
     @dataclass
-    class Ended(Message):
-        """Base of the three ways a run ends; ``run`` numbers the runs of this runner."""
+    class Ended(RunMessage):
+        """Base of the three ways a run ends."""
 
-        run: int
         spec: TrainingSpec
 
     @dataclass
@@ -126,6 +132,11 @@ class TrainingRunner(Widget):
         self._post_interval = post_interval
         self._source: TrainingSource | None = None
         self._run = 0
+
+    @property
+    def run(self) -> int:
+        """The number of the latest run (0 before any)."""
+        return self._run
 
     @property
     def running(self) -> bool:
@@ -172,7 +183,7 @@ class TrainingRunner(Widget):
             self.post_message(self.Failed(run, spec, f"could not start training: {error}"))
             return
         probe = self._probe_factory(source.pid)
-        self.post_message(self.Started(spec))
+        self.post_message(self.Started(run, spec))
         phase, done, total = "reading", 0, 0
         phase_started = started
         pending: list[MergeMade] = []
@@ -184,14 +195,16 @@ class TrainingRunner(Widget):
         def flush() -> None:
             nonlocal pending, dirty
             if pending:
-                self.post_message(self.MergesReceived(tuple(pending)))
+                self.post_message(self.MergesReceived(run, tuple(pending)))
                 pending = []
             nonlocal rss
             now = clock()
             # A process that has just exited reads as 0: keep showing its last size instead.
             rss = probe.sample() or rss
             self.post_message(
-                self.Progressed(phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak)
+                self.Progressed(
+                    run, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak
+                )
             )
             dirty = False
 
@@ -212,7 +225,7 @@ class TrainingRunner(Widget):
                         phase, phase_started = event.phase, clock()
                     done, total = event.done, event.total
                 elif isinstance(event, SamplesMeasured):
-                    self.post_message(self.SamplesMeasured(event))
+                    self.post_message(self.SamplesMeasured(run, event))
                 elif isinstance(event, TrainingFinished):
                     outcome = self.Finished(run, spec, event.model, event.reason, clock() - started)
                 elif isinstance(event, TrainingFailed):

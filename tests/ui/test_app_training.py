@@ -101,7 +101,8 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
         await pilot.press("ctrl+t")
         await wait_for(pilot, seen, TrainingRunner.Progressed)
         dashboard = app.screen
-        assert isinstance(dashboard, DashboardScreen) and dashboard.running
+        ended = [m for m in seen if isinstance(m, TrainingRunner.Ended)]
+        assert isinstance(dashboard, DashboardScreen) and dashboard.running, ended
         pid = dashboard.runner.pid
         assert pid is not None
         family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
@@ -149,3 +150,19 @@ async def test_a_corpus_the_trainer_rejects_fails_with_a_notification(tmp_path: 
         assert "broken.txt" in failed[0].message
         assert errors(seen)
         assert app.session.tokenizers == []
+
+
+async def test_quitting_mid_run_leaves_no_process_behind(tmp_path: Path) -> None:
+    corpus = big_corpus(tmp_path / "big.txt", 3)
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await set_field(pilot, "vocab", "20000")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, seen, TrainingRunner.Progressed)
+        pid = app.screen.runner.pid  # type: ignore[attr-defined]
+        family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
+        await pilot.press("ctrl+q")
+    gone, alive = psutil.wait_procs(family, timeout=5)
+    assert all(p.status() == psutil.STATUS_ZOMBIE for p in alive), alive
