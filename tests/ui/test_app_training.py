@@ -48,15 +48,27 @@ async def set_field(pilot: Pilot, field_id: str, value: str) -> None:
     await pilot.pause()
 
 
+def corpus_app(corpus: Path, folder: Path):
+    """The app on the corpus pane with ``corpus`` chosen and ``folder`` as working directory."""
+    return make_app(session=make_session(corpus), services=real_services(folder))
+
+
+async def train(pilot: Pilot, vocab: int, workers: int | None = None) -> None:
+    """Fill in the corpus pane's form and start training, as a user would."""
+    await settle(pilot)
+    await set_field(pilot, "vocab", str(vocab))
+    if workers is not None:
+        await set_field(pilot, "workers", str(workers))
+    await pilot.press("ctrl+t")
+
+
 async def test_train_on_a_sample_then_save(tmp_path: Path) -> None:
     corpus = tmp_path / "english.txt"
     corpus.write_bytes((SAMPLES / "english.txt").read_bytes())
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await set_field(pilot, "vocab", "320")
-        await pilot.press("ctrl+t")
+        await train(pilot, 320)
         finished = await wait_for(pilot, seen, TrainingRunner.Finished)
         assert app.current_mode == "dashboard"
         model = finished[0].model
@@ -93,12 +105,9 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
     corpus = big_corpus(tmp_path / "big.txt", 3)
     before = set(tmp_path.iterdir())
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await set_field(pilot, "vocab", "20000")
-        await set_field(pilot, "workers", "2")
-        await pilot.press("ctrl+t")
+        await train(pilot, 20000, workers=2)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
         dashboard = app.screen
         ended = [m for m in seen if isinstance(m, TrainingRunner.Ended)]
@@ -126,11 +135,9 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
 
 async def test_bad_settings_are_reported_not_run(tmp_path: Path) -> None:
     seen: list[Message] = []
-    app = make_app(services=real_services(tmp_path), session=make_session(SAMPLES / "toy.txt"))
+    app = corpus_app(SAMPLES / "toy.txt", tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await set_field(pilot, "vocab", "12")
-        await pilot.press("ctrl+t")
+        await train(pilot, 12)
         await pilot.pause()
         assert any("vocab size" in message for message in errors(seen))
         assert not [m for m in seen if isinstance(m, TrainingRunner.Started)]
@@ -141,11 +148,9 @@ async def test_a_corpus_the_trainer_rejects_fails_with_a_notification(tmp_path: 
     corpus = tmp_path / "broken.txt"
     corpus.write_bytes(b"fine text \xff\xfe broken bytes\n")
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await set_field(pilot, "vocab", "300")
-        await pilot.press("ctrl+t")
+        await train(pilot, 300)
         failed = await wait_for(pilot, seen, TrainingRunner.Failed)
         assert "broken.txt" in failed[0].message
         assert errors(seen)
@@ -155,11 +160,9 @@ async def test_a_corpus_the_trainer_rejects_fails_with_a_notification(tmp_path: 
 async def test_quitting_mid_run_leaves_no_process_behind(tmp_path: Path) -> None:
     corpus = big_corpus(tmp_path / "big.txt", 3)
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=real_services(tmp_path))
+    app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await settle(pilot)
-        await set_field(pilot, "vocab", "20000")
-        await pilot.press("ctrl+t")
+        await train(pilot, 20000)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
         pid = app.screen.runner.pid  # type: ignore[attr-defined]
         family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
