@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.message import Message
 
 
+@dataclass
 class SessionChanged(Message, bubble=False):
     """The session changed: a tokenizer was added or replaced, the active one or the corpus changed.
 
@@ -12,7 +15,5 @@ class SessionChanged(Message, bubble=False):
     It does not bubble, so a screen that forwards nothing cannot bounce it back to the app.
     """
 
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-        """``"added"``, ``"replaced"``, ``"active"`` or ``"corpus"``."""
+    reason: str
+    """``"added"``, ``"replaced"``, ``"active"`` or ``"corpus"``."""
