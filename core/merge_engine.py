@@ -1,0 +1,365 @@
+"""Byte-pair merging inside one pre-token: exact GPT-2 semantics, fast for short and for very long pieces.
+
+The rule (GPT-2, tiktoken, CS336): repeatedly merge the adjacent pair with the lowest merge rank,
+the leftmost one when the same pair occurs twice, until no adjacent pair has a rank.
+
+Three ways to get there, all giving that exact result:
+
+* :func:`merge_small` rescans a short list (``min`` and ``list.index`` run in C, so for a few dozen
+  bytes this beats any cleverer structure);
+* :func:`merge_heap` keeps a heap of pair ranks over a linked list of positions with lazy invalidation,
+  O(n log n) in the piece length, for long byte strings;
+* :meth:`MergeEngine.encode_piece` encodes long pieces by *units* (a character, or a run of ASCII or of
+  one repeated character) taken from a cache, then checks each seam. It rests on a property of BPE:
+  a token sequence is the BPE encoding of its bytes exactly when every adjacent pair ``(a, b)`` is
+  *compatible*, i.e. encoding ``bytes(a) + bytes(b)`` gives back ``[a, b]`` (a merge across a seam in the
+  whole piece would also happen in that pair alone, since ranks are global). So unit encodings glued at
+  compatible seams are final; an incompatible seam is repaired by re-encoding a window of tokens left of
+  it, widened until its own left seam is compatible. Japanese text under GPT-2 has ~98% of character
+  seams compatible, so a piece costs about one cached lookup per character instead of one heap step per
+  merge. If repairs ever cost more than a few times the piece, it falls back to :func:`merge_heap`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from heapq import heapify, heappop, heappush
+from bisect import bisect_right
+from itertools import accumulate, chain, compress, count, repeat
+from operator import add, not_
+from typing import Any
+
+NO_RANK = 1 << 62
+"""The rank of a pair that never merges: larger than any real rank, so ``min`` skips it."""
+
+SMALL_LIMIT = 64
+"""Up to this many tokens :func:`merge_small` is faster than :func:`merge_heap`."""
+
+SHORT_PIECE = 24
+"""Pieces up to this many bytes are merged directly; longer ones go unit by unit."""
+
+CACHE_LIMIT = 1 << 14
+"""Entries kept in each of the engine's caches before it is cleared (memory stays bounded)."""
+
+# A unit is up to 64 ASCII characters, or a run of up to 64 copies of one character, or one character.
+_UNITS = re.compile(r"(?s)([\x00-\x7f]{1,64}|(.)\2{0,63})")
+
+
+def merge_small(ids: list[int], pair_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
+    """Merge ``ids`` in place by rank, rescanning a list of pair ranks each step (for short lists).
+
+    ``pair_ranks`` maps ``(left id, right id)`` to the merge rank; ``merged_ids[rank]`` is the id it makes.
+
+    >>> merge_small([1, 2, 3], {(1, 2): 1, (2, 3): 0, (1, 5): 2}, [5, 4, 6])
+    [6]
+    """
+    get = pair_ranks.get
+    ranks = list(map(get, zip(ids, ids[1:]), repeat(NO_RANK)))
+    while ranks:
+        rank = min(ranks)
+        if rank == NO_RANK:
+            break
+        i = ranks.index(rank)  # the leftmost occurrence, as GPT-2 does
+        ids[i] = merged = merged_ids[rank]
+        del ids[i + 1]
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = get((merged, ids[i + 1]), NO_RANK)
+        if i:
+            ranks[i - 1] = get((ids[i - 1], merged), NO_RANK)
+    return ids
+
+
+def merge_heap(ids: list[int], pair_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
+    """Merge ``ids`` by rank in O(n log n): a heap of ``rank * n + position`` over a linked list.
+
+    Heap entries are never removed when a merge changes their pair; a popped entry is used only if
+    its position is still alive and the pair there still has that rank (a pair's rank never recurs at
+    a position, because tokens there only grow). The position term makes equal ranks pop leftmost first.
+
+    >>> merge_heap([1, 1, 1, 1, 1], {(1, 1): 0, (2, 2): 1}, [2, 3])
+    [3, 1]
+    """
+    n = len(ids)
+    if n < 2:
+        return ids
+    get = pair_ranks.get
+    heap = [rank * n + i for i, rank in enumerate(map(get, zip(ids, ids[1:]))) if rank is not None]
+    heapify(heap)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    pop, push = heappop, heappush
+    while heap:
+        rank, i = divmod(pop(heap), n)
+        left = ids[i]
+        if left < 0:
+            continue
+        j = nxt[i]
+        if j == n or get((left, ids[j])) != rank:
+            continue
+        ids[i] = merged = merged_ids[rank]
+        ids[j] = -1
+        k = nxt[i] = nxt[j]
+        if k < n:
+            prv[k] = i
+            new = get((merged, ids[k]))
+            if new is not None:
+                push(heap, new * n + i)
+        p = prv[i]
+        if p >= 0:
+            new = get((ids[p], merged))
+            if new is not None:
+                push(heap, new * n + p)
+    return [token for token in ids if token >= 0]
+
+
+class BoundedMemo(dict):  # type: ignore[type-arg]
+    """A dict that computes a missing value with ``compute`` and remembers it; cleared when full.
+
+    ``map(memo.__getitem__, keys)`` then runs in C for every key already known. Values for which
+    ``keep(key)`` is false are computed but not remembered (large, rarely repeated entries).
+
+    >>> squares = BoundedMemo(lambda n: n * n, limit=2)
+    >>> squares[3], squares[4], squares[5], len(squares)
+    (9, 16, 25, 1)
+    """
+
+    __slots__ = ("_compute", "_limit", "_keep")
+
+    def __init__(self, compute: Callable[[Any], Any], limit: int = CACHE_LIMIT, keep: Callable[[Any], bool] | None = None):
+        super().__init__()
+        self._compute = compute
+        self._limit = limit
+        self._keep = keep
+
+    def __missing__(self, key: Any) -> Any:
+        value = self._compute(key)
+        if self._keep is None or self._keep(key):
+            if len(self) >= self._limit:
+                self.clear()
+            self[key] = value
+        return value
+
+
+class _SeamVerdicts(dict):  # type: ignore[type-arg]
+    """(left unit, right unit), or a two-character string -> whether their encodings' seam is final.
+
+    A :class:`BoundedMemo` with the computation inlined: it is filled once per distinct pair of
+    neighbouring characters, tens of thousands of times for Japanese text.
+    """
+
+    __slots__ = ("_units", "_pairs", "_limit")
+
+    def __init__(self, units: BoundedMemo, pairs: BoundedMemo, limit: int) -> None:
+        super().__init__()
+        self._units = units
+        self._pairs = pairs
+        self._limit = limit
+
+    def __missing__(self, key: tuple[str, str] | str) -> bool:
+        verdict = self._pairs[self._units[key[0]][-1], self._units[key[1]][0]]
+        if len(self) >= self._limit:
+            self.clear()
+        self[key] = verdict
+        return verdict
+
+
+class MergeEngine:
+    """Exact BPE of pre-tokens for one vocabulary, with the caches that make repeated work cheap.
+
+    Args:
+        byte_ids: the id of each single byte 0-255 (GPT-2 does not put byte ``b`` at id ``b``).
+        pair_ranks: ``(left id, right id) -> rank`` for every merge.
+        merged_ids: ``merged_ids[rank]`` is the id of the token merge ``rank`` makes.
+        token_bytes: id -> token bytes, for re-encoding windows of tokens.
+    """
+
+    def __init__(
+        self,
+        byte_ids: Sequence[int],
+        pair_ranks: dict[tuple[int, int], int],
+        merged_ids: Sequence[int],
+        token_bytes: Mapping[int, bytes],
+    ) -> None:
+        self._byte_ids = list(byte_ids)
+        self._identity = self._byte_ids == list(range(256))
+        self._pair_ranks = pair_ranks
+        self._merged_ids = merged_ids
+        self._token_bytes = token_bytes
+        self._byte_pair_flags: bytearray | None = None
+        self._units = BoundedMemo(lambda unit: tuple(self.merge_bytes(unit.encode("utf-8"))))
+        self._pairs = BoundedMemo(self._pair_is_final, limit=CACHE_LIMIT * 4)
+        # (unit, unit) or "two characters" -> whether the seam between their encodings is final.
+        self._seams = _SeamVerdicts(self._units, self._pairs, CACHE_LIMIT * 8)
+        # Code point -> its tokens as a string of chr(id), for str.translate (ids must fit in chr()).
+        self._char_tokens = (
+            BoundedMemo(lambda code: "".join(map(chr, self._units[chr(code)])))
+            if max(merged_ids, default=0) <= 0x10FFFF and max(self._byte_ids) <= 0x10FFFF
+            else None
+        )
+        self._windows = BoundedMemo(lambda window: tuple(self.merge_bytes(window)), keep=lambda w: len(w) <= 256)
+
+    def merge_bytes(self, data: bytes) -> list[int]:
+        """The BPE encoding of ``data`` (no caching), choosing the algorithm by length.
+
+        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).merge_bytes(b"hi!")
+        [256, 33]
+        """
+        ids = list(data) if self._identity else list(map(self._byte_ids.__getitem__, data))
+        if len(ids) <= SMALL_LIMIT:
+            return merge_small(ids, self._pair_ranks, self._merged_ids)
+        return merge_heap(ids, self._pair_ranks, self._merged_ids)
+
+    def encode_piece(self, piece: str) -> tuple[int, ...]:
+        """The BPE encoding of one pre-token.
+
+        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).encode_piece("hi")
+        (256,)
+        """
+        if piece.isascii():
+            if len(piece) <= SHORT_PIECE:
+                return tuple(self.merge_bytes(piece.encode("ascii")))
+            units = [unit for unit, _ in _UNITS.findall(piece)]
+        elif len(piece) == 1:
+            return self._units[piece]
+        else:
+            data = piece.encode("utf-8")
+            if len(data) <= SHORT_PIECE and len(data) < 2.5 * len(piece):  # mostly ASCII: few seams hold
+                return tuple(self.merge_bytes(data))
+            if len(piece) <= 256 and self._char_tokens is not None:
+                # One unit per character; seams keyed by the two characters as one string.
+                seams = list(map(self._seams.__getitem__, map(add, piece, piece[1:])))
+                if all(seams):
+                    return tuple(map(ord, piece.translate(self._char_tokens)))
+                units = list(piece)
+                return self._glue(piece, units, list(map(self._units.__getitem__, units)), seams)
+            units = [unit for unit, _ in _UNITS.findall(piece)]
+        tokens = list(map(self._units.__getitem__, units))
+        if len(tokens) == 1:
+            return tokens[0]
+        seams = list(map(self._seams.__getitem__, zip(units, units[1:])))
+        if all(seams):
+            return tuple(chain.from_iterable(tokens))
+        return self._glue(piece, units, tokens, seams)
+
+    def encode_text(self, text: str, pieces: list[str], piece_ids: Mapping[str, Sequence[int]]) -> list[int] | None:
+        """Encode all of ``text`` (whose pre-tokens are ``pieces``) mostly character by character.
+
+        For text of wide characters (Japanese, Chinese) almost every pre-token is unique, so a cache
+        per pre-token rarely hits, but its characters and their neighbours repeat endlessly. So: find
+        every seam between neighbouring characters whose cached verdict is "not final", in C; the
+        pre-tokens with such a seam inside are the exceptions, encoded through ``piece_ids``; every
+        stretch between them is ``str.translate`` of the characters to their cached tokens. Returns
+        ``None`` when this does not apply (ids too large for ``chr``, or pieces that do not tile the text).
+        """
+        table = self._char_tokens
+        if table is None or sum(map(len, pieces)) != len(text):
+            return None
+        starts = list(accumulate(map(len, pieces), initial=0))
+        verdicts = map(self._seams.__getitem__, map(add, text, text[1:]))
+        exceptions = []
+        last = -1
+        for seam in compress(count(), map(not_, verdicts)):  # seam k lies between text[k] and text[k + 1]
+            i = bisect_right(starts, seam) - 1
+            if i != last and starts[i + 1] > seam + 1:  # inside piece i, not between two pieces
+                exceptions.append(i)
+                last = i
+        out: list[int] = []
+        extend = out.extend
+        done = 0
+        for i in exceptions:
+            if starts[i] > done:
+                extend(map(ord, text[done : starts[i]].translate(table)))
+            extend(piece_ids[pieces[i]])
+            done = starts[i + 1]
+        if done < len(text):
+            extend(map(ord, text[done:].translate(table)))
+        return out
+
+    def compatible(self, left: int, right: int) -> bool:
+        """Whether ``[left, right]`` is the BPE encoding of their joined bytes (cached).
+
+        >>> engine = MergeEngine(range(256), {(104, 105): 0}, [256], {104: b"h", 105: b"i", 33: b"!", 256: b"hi"})
+        >>> engine.compatible(104, 105), engine.compatible(105, 33)
+        (False, True)
+        """
+        return self._pairs[left, right]
+
+    def _pair_is_final(self, pair: tuple[int, int]) -> bool:
+        left, right = self._token_bytes[pair[0]], self._token_bytes[pair[1]]
+        # A merge across the seam would make a token holding the seam's two bytes side by side.
+        if not self._inner_byte_pairs()[left[-1] << 8 | right[0]]:
+            return True
+        return self.merge_bytes(left + right) == list(pair)
+
+    def _inner_byte_pairs(self) -> bytearray:
+        """Flags for the 65,536 byte pairs: 1 where the pair occurs inside some token a merge makes."""
+        if self._byte_pair_flags is None:
+            flags = bytearray(1 << 16)
+            token_bytes = self._token_bytes
+            for token_id in set(self._merged_ids):
+                token = token_bytes[token_id]
+                for first, second in zip(token, token[1:]):
+                    flags[first << 8 | second] = 1
+            self._byte_pair_flags = flags
+        return self._byte_pair_flags
+
+    def _glue(self, piece: str, units: list[str], tokens: list[tuple[int, ...]], seams: list[bool]) -> tuple[int, ...]:
+        """Join unit encodings, repairing incompatible seams; ``seams[i]`` is the seam after unit ``i``.
+
+        While ``out`` ends with unit ``i - 1``'s own last token the precomputed seam applies, so runs of
+        good seams are copied in one step; after a repair the next seam is checked afresh.
+        """
+        pairs = self._pairs
+        out = list(tokens[0])
+        budget = 4 * len(piece.encode("utf-8")) + 256  # bytes re-encoded before falling back to the heap
+        count = len(units)
+        i = 1
+        pristine = True
+        while i < count:
+            if pristine:
+                try:
+                    bad = seams.index(False, i - 1) + 1
+                except ValueError:
+                    bad = count
+                if bad > i:
+                    out.extend(chain.from_iterable(tokens[i:bad]))
+                    i = bad
+                    if i == count:
+                        break
+                final = False
+            else:
+                final = pairs[out[-1], tokens[i][0]]
+            if final:
+                out.extend(tokens[i])
+            else:
+                budget -= self._repair(out, units[i].encode("utf-8"))
+                if budget < 0:
+                    return tuple(self.merge_bytes(piece.encode("utf-8")))
+            pristine = out[-1] == tokens[i][-1]
+            i += 1
+        return tuple(out)
+
+    def _repair(self, out: list[int], tail: bytes) -> int:
+        """Append ``tail`` to ``out`` across an incompatible seam; return the bytes re-encoded.
+
+        Re-encodes the last ``width`` tokens together with ``tail``, doubling ``width`` until the new
+        window's first token is compatible with the token before it (or the window is all of ``out``).
+        The seam after the window is checked when the next unit arrives.
+        """
+        token_bytes = self._token_bytes.__getitem__
+        spent = 0
+        width = 1
+        while True:
+            whole = width >= len(out)
+            window = b"".join(map(token_bytes, out if whole else out[-width:])) + tail
+            spent += len(window)
+            new = self._windows[window]
+            if whole:
+                out[:] = new
+                return spent
+            if self._pairs[out[-width - 1], new[0]]:
+                out[-width:] = new
+                return spent
+            width *= 2
