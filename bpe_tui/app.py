@@ -231,11 +231,11 @@ class BpeTuiApp(App[None]):
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
             self.session.add_tokenizer(worker.result)
-            self.notify(f"Loaded {worker.result.name}", title="Tokenizer")
+            self.notify(f"Loaded {worker.result.name}", title="Tokenizer", markup=False)
         elif event.state == WorkerState.ERROR:
             error = worker.error
             message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
-            self.notify(message, title="Could not load tokenizer", severity="error", timeout=10)
+            self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
 
     def action_open_tokenizer(self) -> None:
         from bpe_tui.screens.path_dialog import PathDialog

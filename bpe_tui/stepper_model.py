@@ -35,6 +35,10 @@ class StepMerge:
     def token(self) -> bytes:
         return self.left + self.right
 
+    @classmethod
+    def of(cls, event: MergeMade) -> StepMerge:
+        return cls(event.rank, event.left, event.right, event.count, event.runner_up_count, event.won_tie)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -122,9 +126,7 @@ class LiveSteps:
             elif isinstance(event, MergeMade):
                 self._at += 1
                 if len(self._merges) < self._at:
-                    self._merges.append(
-                        StepMerge(event.rank, event.left, event.right, event.count, event.runner_up_count, event.won_tie)
-                    )
+                    self._merges.append(StepMerge.of(event))
                 if self._at == self._max_merges:
                     self._total = self._at
             else:  # TrainingFinished, or the iterator is exhausted

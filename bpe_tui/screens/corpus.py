@@ -157,7 +157,7 @@ class CorpusScreen(Screen):
     def action_show_samples(self) -> None:
         samples = self.app.session.samples_dir  # type: ignore[attr-defined]
         if samples is None:
-            self.notify("The bundled samples were not found.", severity="warning")
+            self.notify("The bundled samples were not found.", severity="warning", markup=False)
             return
         tree = self.query_one(CorpusTree)
         tree.path = samples
@@ -180,12 +180,12 @@ class CorpusScreen(Screen):
 
         path = self.app.session.corpus_path  # type: ignore[attr-defined]
         if path is None:
-            self.notify("Choose a corpus file in the tree first.", severity="error")
+            self.notify("Choose a corpus file in the tree first.", severity="error", markup=False)
             return
         try:
             check_corpus_path(path)
         except CorpusError as error:
-            self.notify(str(error), title="Cannot train", severity="error")
+            self.notify(str(error), title="Cannot train", severity="error", markup=False)
             return
         settings = message.settings
         spec = TrainingSpec(

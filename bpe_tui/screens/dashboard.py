@@ -173,11 +173,13 @@ class DashboardScreen(Screen):
         label = message.spec.label or model.name
         loaded = LoadedTokenizer.from_model(model, name=f"trained: {label} {model.vocab_size}")
         self._session_index = self.app.session.add_tokenizer(loaded)  # type: ignore[attr-defined]
-        self.query_one(ProgressPanel).show_outcome("done", complete=True, detail=REASONS.get(message.reason, message.reason))
+        reason = REASONS.get(message.reason, message.reason)
+        self.query_one(ProgressPanel).show_outcome("done", complete=True, detail=reason)
         self.refresh_bindings()
         self.notify(
             f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now.",
             title="Training finished",
+            markup=False,
         )
         if self._offer_save:
             self.action_save()
@@ -187,7 +189,7 @@ class DashboardScreen(Screen):
             return
         self.query_one(ProgressPanel).show_outcome("failed", complete=False)
         self.refresh_bindings()
-        self.notify(message.message, title="Training failed", severity="error", timeout=10)
+        self.notify(message.message, title="Training failed", severity="error", timeout=10, markup=False)
 
     def on_training_runner_stopped(self, message: TrainingRunner.Stopped) -> None:
         if self._stale(message):
@@ -195,7 +197,7 @@ class DashboardScreen(Screen):
         self.query_one(ProgressPanel).show_outcome("stopped", complete=False)
         self.refresh_bindings()
         self.notify(
-            f"Stopped after {message.merges_done:,} merges; nothing was saved.", title="Training stopped"
+            f"Stopped after {message.merges_done:,} merges; nothing was saved.", title="Training stopped", markup=False
         )
 
     # -- saving -----------------------------------------------------------------------------------------------
@@ -210,7 +212,7 @@ class DashboardScreen(Screen):
 
         def chosen(path: Path | None) -> None:
             if path is None:
-                self.notify("Not saved; press ctrl+s on the dashboard to save it later.")
+                self.notify("Not saved; press ctrl+s on the dashboard to save it later.", markup=False)
             else:
                 self._save(model, path)
 
@@ -234,7 +236,9 @@ class DashboardScreen(Screen):
         index = self._session_index
         if index is not None and index < len(session.tokenizers) and session.tokenizers[index].model is message.model:
             session.replace_tokenizer(index, session.tokenizers[index].with_source(message.path))
-        self.notify(f"Saved to {message.path}", title="Tokenizer saved")
+        self.notify(f"Saved to {message.path}", title="Tokenizer saved", markup=False)
 
     def on_dashboard_screen_save_failed(self, message: SaveFailed) -> None:
-        self.notify(f"{message.path}: {message.reason}", title="Could not save", severity="error", timeout=10)
+        self.notify(
+            f"{message.path}: {message.reason}", title="Could not save", severity="error", timeout=10, markup=False
+        )

@@ -36,7 +36,7 @@ def sample_sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
 
     >>> sample_sentence("A Title\\n\\nFirst sentence of the prose here. Second one follows it. Third.", 60)
     'First sentence of the prose here. Second one follows it.'
-    >>> sample_sentence("雨の日\\n\\nその町の図書館は、駅から歩いて十五分ほどの坂の上にあった。古い木造の建物で", 60)
+    >>> sample_sentence("雨\\n\\nその町の図書館は、駅から歩いて十五分ほどの坂の上にあった。古い木造の", 60)
     'その町の図書館は、駅から歩いて十五分ほどの坂の上にあった。'
     """
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -262,7 +262,7 @@ class StepperScreen(Screen):
             self.post_message(self.StepComputed(source, step, text, spans))
 
     def on_stepper_screen_step_failed(self, message: StepFailed) -> None:
-        self.notify(message.reason, title="Stepper", severity="error")
+        self.notify(message.reason, title="Stepper", severity="error", markup=False)
 
     def on_stepper_screen_step_computed(self, message: StepComputed) -> None:
         if message.source != self.source:
@@ -324,9 +324,8 @@ class StepperScreen(Screen):
             for merge in step.nearby:
                 mark = Text("▶", style="bold") if merge.rank == step.k - 1 else Text("")
                 count = "—" if merge.count is None else f"{merge.count:,}"
-                table.add_row(
-                    mark, Text(str(merge.rank)), _cells(merge.left), _cells(merge.right), _cells(merge.token), Text(count)
-                )
+                tokens = (_cells(merge.left), _cells(merge.right), _cells(merge.token))
+                table.add_row(mark, Text(str(merge.rank)), *tokens, Text(count))
         else:
             box.border_title = "Next merge candidates"
             table.add_columns("left", "right", "token", "count")

@@ -35,7 +35,8 @@ def stats_content(stats: CorpusStats) -> Content:
     lines = [
         Content.assemble(
             (stats.path.name, "bold"),
-            f"  {human_bytes(stats.size)} · {_count(stats.lines, 'line')} · {_count(stats.documents, 'document')}{done}",
+            f"  {human_bytes(stats.size)} · {_count(stats.lines, 'line')} · "
+            f"{_count(stats.documents, 'document')}{done}",
         ),
         Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}", "dim"),
     ]

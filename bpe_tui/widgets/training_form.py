@@ -54,7 +54,7 @@ def parse_settings(
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
     size = _whole(vocab, "vocab size", 256, MAX_VOCAB_SIZE, errors)
-    count = None if not workers.strip() or workers.strip() == "auto" else _whole(workers, "workers", 1, MAX_WORKERS, errors)
+    count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, MAX_WORKERS, errors)
     frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
     if size is not None and size < 256 + len(tokens):
         errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {len(tokens)} specials)")
@@ -130,7 +130,7 @@ class TrainingForm(Vertical):
         """Validate, and post ``TrainRequested`` if the settings are good."""
         settings, errors = self.settings()
         if settings is None:
-            self.notify("\n".join(errors), title="Check the training settings", severity="error")
+            self.notify("\n".join(errors), title="Check the training settings", severity="error", markup=False)
             return
         self.post_message(self.TrainRequested(settings))
 
