@@ -102,7 +102,7 @@ class BoundariesScreen(Screen):
     ]
 
     @dataclass
-    class TextEncoded(Message):
+    class TextEncoded(Message, bubble=False):
         """A text was tokenized for the view it is shown in."""
 
         key: tuple[int, str, str]
@@ -110,14 +110,14 @@ class BoundariesScreen(Screen):
         spans: list[TokenSpan]
 
     @dataclass
-    class SamplesMeasured(Message):
+    class SamplesMeasured(Message, bubble=False):
         """The English and Japanese samples were tokenized in full and measured."""
 
         tokenizer_key: int
         stats: dict[str, TextStats]
 
     @dataclass
-    class EncodingFailed(Message):
+    class EncodingFailed(Message, bubble=False):
         """Encoding raised; the reason is shown as a notification."""
 
         reason: str

@@ -106,14 +106,14 @@ class CompareScreen(Screen):
     ]
 
     @dataclass
-    class Compared(Message):
+    class Compared(Message, bubble=False):
         """A comparison for ``key`` is ready."""
 
         key: tuple[tuple[int, ...], str]
         comparison: Comparison
 
     @dataclass
-    class CompareFailed(Message):
+    class CompareFailed(Message, bubble=False):
         """Comparing raised; shown as a notification."""
 
         reason: str

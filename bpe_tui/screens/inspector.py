@@ -92,7 +92,7 @@ class InspectorScreen(Screen):
     ]
 
     @dataclass
-    class VocabularyBuilt(Message):
+    class VocabularyBuilt(Message, bubble=False):
         """Rows, merge index and summary for one tokenizer are ready."""
 
         key: int
@@ -101,7 +101,7 @@ class InspectorScreen(Screen):
         digest: str
 
     @dataclass
-    class FilterApplied(Message):
+    class FilterApplied(Message, bubble=False):
         """A search finished: the row indices matching ``query``."""
 
         key: int
@@ -109,7 +109,7 @@ class InspectorScreen(Screen):
         visible: list[int]
 
     @dataclass
-    class BuildFailed(Message):
+    class BuildFailed(Message, bubble=False):
         """Building the table raised; shown as a notification."""
 
         reason: str

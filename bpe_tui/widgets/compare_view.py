@@ -132,7 +132,8 @@ def render_aligned(aligned: AlignedText, width: int, labels: Sequence[str] = LET
             (MARKER if marked else " ").ljust(cell_len(glyph))
             for glyph, marked in zip(glyphs, aligned.marked[start:end])
         )
-        lines.append(Content(" " * LABEL_WIDTH) + Content.styled(markers.rstrip(), MARKER_STYLE))
+        markers = markers.rstrip()
+        lines.append(Content(" " * LABEL_WIDTH) + Content.styled(markers, MARKER_STYLE) if markers else Content(""))
     return lines
 
 

@@ -115,7 +115,7 @@ class TokenView(ScrollView, can_focus=True):
         """Show a new row; the cursor goes back to the first token."""
         self._tokens = tuple(tokens)
         self._relayout()
-        self.scroll_to(y=0, animate=False, immediate=True)
+        self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.set_reactive(TokenView.cursor, 0 if self._tokens else None)
         self._announce()
 
@@ -157,7 +157,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def _scroll_to_cursor(self) -> None:
         if self.cursor is not None and self._layout is not None:
-            self.scroll_to_region(Region(0, self._line_of(self.cursor), 1, 1), animate=False, immediate=True)
+            self.scroll_to_region(Region(0, self._line_of(self.cursor), 1, 1), animate=False, immediate=True, force=True)
 
     def _announce(self) -> None:
         if self.cursor is not None and self.cursor < len(self._tokens):

@@ -211,7 +211,7 @@ class VocabTable(ScrollView, can_focus=True):
         """Show only the rows at these indices (a filter's result); the cursor goes to the top."""
         self._visible = visible
         self.virtual_size = Size(self._width, len(visible) + 1)
-        self.scroll_to(y=0, animate=False, immediate=True)
+        self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.set_reactive(VocabTable.cursor, 0)  # no watcher: it would announce a second time
         self._announce()
         self.refresh()
@@ -234,16 +234,17 @@ class VocabTable(ScrollView, can_focus=True):
         """Scroll just enough to show the cursor row below the header."""
         body = max(1, self.scrollable_content_region.height - 1)
         if self.cursor < self.scroll_y:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
         elif self.cursor >= self.scroll_y + body:
-            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True, force=True)
 
     def show_at_top(self, position: int) -> None:
         """Put the cursor on ``position`` and scroll it to the top row (once the new rows are laid out)."""
         if not 0 <= position < len(self._visible):
             return
         self.cursor = position
-        self.call_after_refresh(self.scroll_to, y=position, animate=False, immediate=True)
+        self.scroll_to(y=position, animate=False, immediate=True, force=True)
+        self.call_after_refresh(self.scroll_to, y=position, animate=False, immediate=True, force=True)
 
     def action_move(self, step: int) -> None:
         if self._visible:

@@ -1,0 +1,23 @@
+"""Pictures of the compare pane: two tokenizers on the mixed sample, and three in an 80x24 terminal."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from tests.ui.app_harness import SIZE, make_app, ready
+from tests.ui.views_harness import bilingual_800, english_500, japanese_600, make_session
+
+
+def test_compare_two_tokenizers(snap_compare) -> None:
+    app = make_app(session=make_session(english_500(), bilingual_800()), start_mode="compare")
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_compare_three_tokenizers_at_80x24(snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press("t", "home", "space", "escape")
+        await ready(pilot)
+
+    app = make_app(session=make_session(english_500(), bilingual_800(), japanese_600()), start_mode="compare")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -1,0 +1,50 @@
+"""The boundaries, inspector and compare panes inside the real app: reached by their keys, fed by the session."""
+
+from __future__ import annotations
+
+from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.boundaries import BoundariesScreen
+from bpe_tui.screens.compare import CompareScreen
+from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.widgets.script_stats import ScriptStatsTable
+from bpe_tui.widgets.token_view import TokenView
+from bpe_tui.widgets.vocab_table import VocabTable
+from tests.ui.app_harness import SIZE, make_app, settle
+from tests.ui.views_harness import bilingual_800, english_500, make_session
+
+
+async def test_keys_4_5_6_open_the_panes_on_the_active_tokenizer() -> None:
+    session = make_session(english_500(), bilingual_800())
+    app = make_app(session=session, start_mode="corpus")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        assert app.current_mode == "boundaries" and isinstance(app.screen, BoundariesScreen)
+        assert app.screen.query_one("#boundaries-tokens", TokenView).tokens
+        await pilot.press("5")
+        await settle(pilot)
+        assert app.current_mode == "inspector" and isinstance(app.screen, InspectorScreen)
+        assert app.screen.query_one(VocabTable).total_count == bilingual_800().model.vocab_size
+        await pilot.press("6")
+        await settle(pilot)
+        assert app.current_mode == "compare" and isinstance(app.screen, CompareScreen)
+        columns = [str(column.label) for column in app.screen.query_one(ScriptStatsTable).columns.values()]
+        assert columns == ["", "A", "B"]
+
+
+async def test_changing_the_active_tokenizer_reaches_the_panes() -> None:
+    session = make_session(english_500(), bilingual_800())
+    app = make_app(session=session, start_mode="inspector")
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one(VocabTable).total_count == 800
+        session.set_active(0)  # the app posts SessionChanged to the current screen
+        await settle(pilot)
+        assert any(isinstance(message, SessionChanged) for message in seen)
+        assert app.screen.query_one(VocabTable).total_count == 500
+        await pilot.press("4")  # a pane opened later starts on the new active tokenizer
+        await settle(pilot)
+        tokens = app.screen.query_one("#boundaries-tokens", TokenView).tokens
+        assert tokens and max(span.id for span in tokens) < 500
