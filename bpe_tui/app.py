@@ -16,6 +16,7 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -99,14 +100,15 @@ class PaneCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+            # Content, not str: the palette reads a str prompt as markup, and tokenizer names are data.
+            yield DiscoveryHit(Content(name), callback, text=name, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, callback, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, matcher.highlight(name), callback, text=name, help=help_text)
 
 
 class BpeTuiApp(App[None]):
@@ -262,4 +264,5 @@ def _load_tokenizer(path: Path) -> LoadedTokenizer:
     from core.formats import load_tokenizer
 
     model = load_tokenizer(path)
-    return LoadedTokenizer.from_model(model, name=model.name or path.stem, source=path)
+    # The file's own name tells loaded tokenizers apart better than the name stored inside it.
+    return LoadedTokenizer.from_model(model, name=path.stem or model.name, source=path)

@@ -113,3 +113,22 @@ async def test_open_dialog_loads_a_file_and_rejects_a_missing_one(tokenizer_file
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, PathDialog) and len(app.session.tokenizers) == 1
+
+
+async def test_names_with_markup_characters_are_shown_as_text(tmp_path: Path, tokenizer_file: Path) -> None:
+    bad = tmp_path / "[bold]bad[red].json"
+    bad.write_text("{ not json", encoding="utf-8")
+    good = tmp_path / "[red]good[x].json"
+    good.write_bytes(tokenizer_file.read_bytes())
+    seen: list[Message] = []
+    app = make_app(tokenizer_paths=[bad, good], start_mode="stepper")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        assert any("[bold]bad[red].json" in message for message in notices(seen, "error"))
+        assert any("[red]good[x]" in message for message in notices(seen, "information"))
+        assert "[red]good[x]" in app.sub_title
+        await pilot.press("ctrl+p")  # the palette lists the tokenizer by name, brackets and all
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.is_running
