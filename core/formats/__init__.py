@@ -74,10 +74,9 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
         return tiktoken_ranks.from_text(content, source)
     if kind == "gpt2-vocab":
         merges = Path(merges_path) if merges_path is not None else gpt2.find_merges(source)
-        return gpt2.read(source, merges, vocab_data=content)
+        return gpt2.read(source, merges)
     if kind == "gpt2-merges":
-        vocab = gpt2.find_vocab(source)
-        return gpt2.read(vocab, source, merges_text=content)
+        return gpt2.read(gpt2.find_vocab(source), source)
     raise AssertionError(kind)
 
 
@@ -122,7 +121,14 @@ def read_source(path: Path) -> bytes:
 
 
 def decode_text(raw: bytes, path: Path) -> str:
-    """UTF-8 text of a tokenizer file, rejecting binary data with a name for what it looks like."""
+    """UTF-8 text of a tokenizer file, rejecting binary data with a name for what it looks like.
+
+    >>> decode_text(b"\\xef\\xbb\\xbf{}", Path("t.json"))
+    '{}'
+    >>> decode_text(b"\\x89PNG...", Path("t.json"))
+    Traceback (most recent call last):
+    core.errors.TokenizerFileError: t.json: is a PNG image, not a tokenizer file
+    """
     for magic, what in _MAGIC.items():
         if raw.startswith(magic):
             raise TokenizerFileError(f"{path}: is {what}, not a tokenizer file")
@@ -132,12 +138,19 @@ def decode_text(raw: bytes, path: Path) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise TokenizerFileError(f"{path} line {line}: not UTF-8 text (byte {error.start}); not a tokenizer file") from None
+        raise TokenizerFileError(
+            f"{path} line {line}: not UTF-8 text (byte {error.start}); not a tokenizer file"
+        ) from None
     return text.removeprefix("\ufeff")
 
 
 def parse_json(text: str, path: Path) -> Any:
-    """``json.loads`` with one-line errors; a repeated key is an error (it would silently drop a token)."""
+    """``json.loads`` with one-line errors; a repeated key is an error (it would silently drop a token).
+
+    >>> parse_json('{"a": 1,', Path("t.json"))
+    Traceback (most recent call last):
+    core.errors.TokenizerFileError: t.json line 1: invalid JSON at column 9 (...); the file is truncated
+    """
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}

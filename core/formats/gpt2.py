@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-from core.byte_alphabet import decode_bytes, encode_bytes
+from core.byte_alphabet import encode_bytes
 from core.errors import SettingsError, TokenizerFileError
-from core.formats import checked_model, decode_text, parse_json, read_source
+from core.formats import checked_model
 from core.formats.atomic import OutputError, atomic_open
 from core.model import BPEModel
 from core.patterns import GPT2_PATTERN
@@ -75,77 +74,36 @@ def find_vocab(merges_path: Path) -> Path:
     )
 
 
-def parse_vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
-    """``{token: id}`` in the GPT-2 alphabet -> (id -> bytes, tokens that are not in the alphabet).
+def _line_of_merge(merges_path: Path, rank: int) -> str:
+    """Where merge ``rank`` is in the file; only computed for an error message, so it may re-read the file."""
+    try:
+        lines = merges_path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return f"merge {rank + 1}"
+    seen = -1
+    for number, line in enumerate(lines, start=1):
+        if line.strip() and not (number == 1 and line.startswith("#version")):
+            seen += 1
+            if seen == rank:
+                return f"line {number}"
+    return f"merge {rank + 1}"
 
-    A key that is not in the alphabet cannot come from byte-level BPE, so it must be an added token spelled
-    as plain text; its UTF-8 bytes are used and it is reported as special.
+
+def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | None = None) -> BPEModel:
+    """Load a vocab.json + merges.txt pair with the same reader as ``Tokenizer.from_files``.
+
+    ``special_tokens`` overrides the guess described in the module docstring; as in CS336's
+    ``from_files``, a given special token missing from the vocab is appended with a new id.
     """
-    if not isinstance(data, dict):
-        raise TokenizerFileError(f"{path}: expected a JSON object of token -> id; not a vocab.json")
-    vocab: dict[int, bytes] = {}
-    unspelled: list[str] = []
-    owner: dict[int, str] = {}
-    for key, token_id in data.items():
-        if type(token_id) is not int or token_id < 0:
-            raise TokenizerFileError(f"{path}: id of token {key!r} is {token_id!r}; ids are non-negative integers")
-        if token_id in owner:
-            raise TokenizerFileError(f"{path}: id {token_id} is used by both {owner[token_id]!r} and {key!r}")
-        owner[token_id] = key
-        try:
-            vocab[token_id] = decode_bytes(key)
-        except KeyError:
-            vocab[token_id] = key.encode("utf-8")
-            unspelled.append(key)
-    return vocab, unspelled
+    from core.gpt2_files import read_gpt2_files
 
-
-def parse_merges(text: str, path: Path) -> tuple[list[tuple[bytes, bytes]], list[int]]:
-    """merges.txt -> (merges in rank order, the line number of each)."""
-    merges: list[tuple[bytes, bytes]] = []
-    lines: list[int] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip() or (number == 1 and line.startswith("#version")):
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2 or not all(parts):
-            shown = line[:60].encode("unicode_escape").decode("ascii")
-            raise TokenizerFileError(f"{path} line {number}: expected 'left right', got {shown!r}")
-        try:
-            merges.append((decode_bytes(parts[0]), decode_bytes(parts[1])))
-        except KeyError as error:
-            raise TokenizerFileError(
-                f"{path} line {number}: character {error.args[0]!r} is not in GPT-2's byte alphabet"
-            ) from None
-        lines.append(number)
-    return merges, lines
-
-
-def read(
-    vocab_path: Path,
-    merges_path: Path,
-    *,
-    vocab_data: Any = None,
-    merges_text: str | None = None,
-    special_tokens: list[str] | None = None,
-) -> BPEModel:
-    """Load a vocab.json + merges.txt pair (already-read content may be passed to avoid a second read).
-
-    ``special_tokens`` overrides the guess described in the module docstring.
-    """
-    if vocab_data is None:
-        vocab_data = parse_json(decode_text(read_source(vocab_path), vocab_path), vocab_path)
-    if merges_text is None:
-        merges_text = decode_text(read_source(merges_path), merges_path)
-    vocab, unspelled = parse_vocab(vocab_data, vocab_path)
-    merges, lines = parse_merges(merges_text, merges_path)
+    vocab, merges = read_gpt2_files(vocab_path, merges_path)
     if special_tokens is None:
-        special_tokens = _guess_special_tokens(vocab, merges, unspelled)
+        special_tokens = guess_special_tokens(vocab, merges)
     else:
         present = set(vocab.values())
         next_id = max(vocab, default=-1) + 1
-        for special in special_tokens:  # as in CS336's from_files: a special token missing from the vocab is appended
+        for special in special_tokens:
             if special.encode("utf-8") not in present:
                 vocab[next_id] = special.encode("utf-8")
                 next_id += 1
@@ -154,13 +112,18 @@ def read(
         vocab,
         merges,
         merges_file=merges_path,
-        where=lambda rank: f"line {lines[rank]}",
+        where=lambda rank: _line_of_merge(merges_path, rank),
         special_tokens=special_tokens,
         pattern=GPT2_PATTERN,
     )
 
 
-def _guess_special_tokens(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], unspelled: list[str]) -> list[str]:
+def guess_special_tokens(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> list[str]:
+    """Multi-byte tokens that no merge produces and that are UTF-8 text, in id order: hand-added tokens.
+
+    >>> guess_special_tokens({0: b"a", 1: b"b", 2: b"ab", 3: b"<eot>"}, [(b"a", b"b")])
+    ['<eot>']
+    """
     produced = {left + right for left, right in merges}
     specials: list[str] = []
     for _, token in sorted(vocab.items()):
@@ -169,11 +132,15 @@ def _guess_special_tokens(vocab: dict[int, bytes], merges: list[tuple[bytes, byt
                 specials.append(token.decode("utf-8"))
             except UnicodeDecodeError:
                 continue
-    return specials + [t for t in unspelled if t not in specials]
+    return specials
 
 
 def output_paths(path: Path) -> tuple[Path, Path]:
-    """(vocab path, merges path) for a save to ``path``: a directory, or the vocab file itself."""
+    """(vocab path, merges path) for a save to ``path``: a directory, or the vocab file itself.
+
+    >>> [p.as_posix() for p in output_paths(Path("out/gpt2"))], output_paths(Path("my-vocab.json"))[1].name
+    (['out/gpt2/vocab.json', 'out/gpt2/merges.txt'], 'my-merges.txt')
+    """
     if path.is_dir() or not path.suffix:
         return path / "vocab.json", path / "merges.txt"
     return path, merges_path_for(path)
