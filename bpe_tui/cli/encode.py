@@ -1,0 +1,111 @@
+"""``bpe-tui encode``: encode a text file or stdin with any tokenizer file and print ids, tokens or a count.
+
+Input is streamed through ``Tokenizer.encode_iterable`` line by line, so a file of any size runs in
+bounded memory and gives exactly the ids of encoding the whole text at once. Newlines are kept as they
+are in the input (``\\r\\n`` stays two characters), because they are part of what gets encoded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from core.corpus import check_corpus_path
+from core.errors import CorpusError
+from core.formats import load_tokenizer
+
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
+
+
+def quote_token(token: bytes) -> str:
+    """A token as a double-quoted, one-line, terminal-safe string.
+
+    Control and format characters are escaped, and bytes that are not (or not yet) whole UTF-8 characters
+    show as ``\\xNN``, so a token that splits a Japanese character is visible instead of a U+FFFD.
+
+    >>> quote_token(b" the"), quote_token(b"a\\n\\x1b"), quote_token("日".encode()[:2])
+    ('" the"', '"a\\\\n\\\\x1b"', '"\\\\xe6\\\\x97"')
+    """
+    out = []
+    for char in token.decode("utf-8", errors="surrogateescape"):
+        code = ord(char)
+        if char in _NAMED:
+            out.append(_NAMED[char])
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "encode",
+        help="encode text with a tokenizer file",
+        description="Encode FILE (or stdin) with TOKENIZER (any supported format) and print the result.",
+    )
+    parser.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer file (bpe-tui JSON, tokenizer.json, "
+                        "vocab.json, rank file) or a folder holding one")
+    parser.add_argument("file", metavar="FILE", nargs="?", default="-",
+                        help="UTF-8 text to encode; - or omitted: stdin")
+    parser.add_argument("--merges", metavar="PATH", help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--ids", dest="mode", action="store_const", const="ids",
+                      help="print ids, space separated (default)")
+    mode.add_argument("--tokens", dest="mode", action="store_const", const="tokens",
+                      help="print one token a line: id, a tab, the token quoted and escaped")
+    mode.add_argument("--count", dest="mode", action="store_const", const="count", help="print the number of tokens")
+    parser.set_defaults(mode="ids")
+
+
+def _open_input(name: str) -> tuple[TextIO, str]:
+    if name == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=""), "stdin"
+    path = check_corpus_path(name)
+    return open(path, encoding="utf-8", errors="strict", newline=""), str(path)
+
+
+def _checked_lines(handle: TextIO, label: str) -> Iterator[str]:
+    line_number = 0
+    try:
+        for line_number, line in enumerate(handle, start=1):
+            yield line
+    except UnicodeDecodeError as error:
+        raise CorpusError(
+            f"{label}: invalid UTF-8 near line {line_number + 1} (byte 0x{error.object[error.start]:02x}); "
+            "encode needs UTF-8 text"
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.tokenizer import Tokenizer
+
+    model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
+    tokenizer = Tokenizer.from_model(model)
+    handle, label = _open_input(args.file)
+    out = sys.stdout
+    with handle:
+        ids = tokenizer.encode_iterable(_checked_lines(handle, label))
+        if args.mode == "count":
+            out.write(f"{sum(1 for _ in ids)}\n")
+        elif args.mode == "tokens":
+            for token_id in ids:
+                out.write(f"{token_id}\t{quote_token(model.vocab[token_id])}\n")
+        else:
+            batch: list[str] = []
+            first = True
+            for token_id in ids:
+                batch.append(str(token_id))
+                if len(batch) == 4096:
+                    out.write(("" if first else " ") + " ".join(batch))
+                    first, batch = False, []
+            out.write(("" if first or not batch else " ") + " ".join(batch) + "\n")
+    out.flush()
+    return 0

@@ -1,0 +1,70 @@
+"""``bpe-tui export``: encode a corpus to a ``.npy`` array of ids for training a model, with progress on stderr.
+
+The work is :func:`core.export.export_events`; this module only chooses how progress looks: one
+rewritten line on a terminal, and otherwise plain lines at most every few seconds (logs and CI output
+should not fill up with carriage returns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+
+from core.export import ExportFinished, export_events
+from core.formats import load_tokenizer
+
+PLAIN_INTERVAL = 2.0
+"""Seconds between progress lines when stderr is not a terminal."""
+
+TTY_INTERVAL = 0.1
+"""Seconds between redraws of the progress line on a terminal."""
+
+CLEAR = "\r\x1b[K"
+"""Back to the start of the line and clear it: redraws the progress line in place."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="encode a corpus to a .npy array of token ids",
+        description="Encode CORPUS with TOKENIZER into a .npy file (uint16 when ids fit, else uint32), "
+        "in parallel; the ids equal encoding the whole file at once.",
+    )
+    parser.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file")
+    parser.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer file of any supported format, or its folder")
+    parser.add_argument("-o", "--output", required=True, metavar="IDS.npy",
+                        help="output .npy file (written atomically)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
+                        help="processes encoding in parallel (default: number of CPUs)")
+    parser.add_argument("--merges", metavar="PATH", help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
+    err = sys.stderr
+    tty = err.isatty()
+    interval = TTY_INTERVAL if tty else PLAIN_INTERVAL
+    started = last = time.monotonic()
+    # closing(): on Ctrl-C the export stops its workers and removes its temporary file right away.
+    with contextlib.closing(export_events(Path(args.corpus), model, Path(args.output), workers=args.workers)) as events:
+        for event in events:
+            now = time.monotonic()
+            if isinstance(event, ExportFinished):
+                elapsed = max(now - started, 1e-9)
+                err.write(
+                    f"{CLEAR if tty else ''}exported {event.tokens:,} tokens ({event.dtype}) from "
+                    f"{event.corpus_bytes:,} bytes to {event.path} in {elapsed:.1f} s "
+                    f"({event.corpus_bytes / elapsed / 1e6:.2f} MB/s)\n"
+                )
+            elif now - last >= interval:
+                last = now
+                percent = 100 * event.done_bytes / event.total_bytes if event.total_bytes else 100.0
+                line = (f"encoding: {percent:5.1f}%  {event.done_bytes:,}/{event.total_bytes:,} bytes  "
+                        f"{event.tokens:,} tokens")
+                err.write(f"{CLEAR}{line}" if tty else f"{line}\n")
+                err.flush()
+    return 0

@@ -1,0 +1,103 @@
+"""``bpe-tui inspect``: a one-screen summary of any tokenizer file, as plain text for terminals and scripts.
+
+Shows the detected format, how the vocabulary splits into bytes, merges and special tokens, the
+fingerprint (to tell two files apart at a glance), the longest tokens (escaped, so a token holding a
+control character cannot disturb the terminal) and bytes per token on the bundled samples, which is the
+quickest feel for how well a tokenizer compresses English, Japanese and mixed text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bpe_tui.cli.encode import quote_token
+from core.corpus_samples import sample_paths
+from core.fingerprint import fingerprint
+from core.formats import detect_format, load_tokenizer
+from core.model import BPEModel
+from core.patterns import GPT2_PATTERN
+from core.vocab_stats import longest_tokens, vocab_split
+
+FORMAT_LABELS = {
+    "bpe-tui": "bpe-tui JSON",
+    "gpt2": "GPT-2 vocab.json + merges.txt",
+    "hf": "Hugging Face tokenizer.json",
+    "tiktoken": "tiktoken rank file",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "inspect",
+        help="summarise a tokenizer file",
+        description="Print format, size, special tokens, fingerprint, longest tokens and bytes/token on the samples.",
+    )
+    parser.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer file of any supported format, or its folder")
+    parser.add_argument("--merges", metavar="PATH", help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("--longest", metavar="N", type=int, default=10,
+                        help="how many longest tokens to list (default 10)")
+    parser.add_argument("--no-samples", action="store_true", help="skip bytes/token on the bundled samples")
+
+
+def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True) -> list[str]:
+    """The report, line by line (separate from printing so tests and the app can reuse it)."""
+    split = vocab_split(model)
+    size = f"{model.vocab_size:,} = {split.byte_tokens} bytes + {split.merges:,} merges + {split.specials} special"
+    if split.other:
+        size += f" + {split.other:,} other"
+    ids = {token: token_id for token_id, token in model.vocab.items()}
+    specials = ", ".join(f"{quote_token(s.encode())} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
+    counts = "recorded" if model.merge_counts is not None else "not recorded"
+    lines = [
+        f"name:           {model.name or '-'}",
+        f"format:         {FORMAT_LABELS.get(format_name, format_name)}",
+        f"vocab size:     {size}",
+        f"special tokens: {specials}",
+        f"pattern:        {'GPT-2' if model.pattern == GPT2_PATTERN else quote_token(model.pattern.encode())}",
+        f"fingerprint:    {fingerprint(model)}",
+        f"merge counts:   {counts}",
+    ]
+    if model.training is not None:
+        info = model.training
+        lines.append(
+            f"trained on:     {info.corpus_path or '(in memory)'} ({info.corpus_bytes:,} bytes), "
+            f"vocab_size={info.vocab_size}, min_frequency={info.min_frequency}"
+        )
+    if longest > 0:
+        lines.append("longest tokens:")
+        for token_id, token in longest_tokens(model, longest):
+            lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {quote_token(token)}")
+    if samples:
+        lines += _sample_lines(model)
+    return lines
+
+
+def _sample_lines(model: BPEModel) -> list[str]:
+    paths = sample_paths()
+    if not paths:
+        return ["bytes/token:    (no bundled samples found)"]
+    from core.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_model(model)
+    lines = ["bytes/token on the bundled samples:"]
+    for name, path in paths.items():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        size = len(text.encode("utf-8"))
+        count = len(tokenizer.encode(text))
+        ratio = size / count if count else 0.0
+        lines.append(f"  {name:<9} {size:>8,} bytes  {count:>7,} tokens  {ratio:5.2f} bytes/token")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.tokenizer)
+    model = load_tokenizer(path, merges_path=args.merges)
+    lines = [f"file:           {path}"]
+    lines += summary_lines(model, format_name=detect_format(path), longest=args.longest, samples=not args.no_samples)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,100 @@
+"""``bpe-tui encode``: ids, tokens and counts from a file or stdin, for every format; bad input is one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_cases import SPECIAL, TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
+
+from bpe_tui.__main__ import main
+from bpe_tui.cli.encode import quote_token
+from core.tokenizer import Tokenizer
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main(["encode", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("fmt", ["bpe-tui", "gpt2", "hf"])
+def test_ids_equal_encode_for_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    corpus = tmp_path / "text.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")  # keeps the \r\n: it is part of what is encoded
+    code, out, err = run_main(capsys, tokenizer_file(tmp_path, fmt), corpus)
+    assert (code, err) == (0, "")
+    assert out.endswith("\n") and out.count("\n") == 1
+    assert [int(x) for x in out.split()] == Tokenizer.from_model(small_model()).encode(TEXT)
+
+
+def test_tiktoken_rank_file_encodes_specials_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "text.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    code, out, _ = run_main(capsys, tokenizer_file(tmp_path, "tiktoken"), corpus)
+    assert code == 0
+    assert [int(x) for x in out.split()] == Tokenizer.from_model(small_model()).encode_ordinary(TEXT)
+
+
+def test_count_and_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tok = tokenizer_file(tmp_path)
+    corpus = tmp_path / "text.txt"
+    corpus.write_text("a\x1bb\tc 日本" + SPECIAL, encoding="utf-8")
+    expected = Tokenizer.from_model(small_model()).encode("a\x1bb\tc 日本" + SPECIAL)
+    assert run_main(capsys, tok, corpus, "--count") == (0, f"{len(expected)}\n", "")
+    code, out, _ = run_main(capsys, tok, corpus, "--tokens")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == len(expected)
+    assert [int(line.split("\t")[0]) for line in lines] == expected
+    assert "\x1b" not in out and "\\x1b" in out  # control characters never reach the terminal raw
+    assert lines[-1].endswith(f'"{SPECIAL}"')
+
+
+def test_empty_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "empty.txt"
+    corpus.write_bytes(b"")
+    assert run_main(capsys, tokenizer_file(tmp_path), corpus) == (0, "\n", "")
+    assert run_main(capsys, tokenizer_file(tmp_path), corpus, "--count") == (0, "0\n", "")
+
+
+def test_stdin(tmp_path: Path) -> None:
+    result = run_cli("encode", tokenizer_file(tmp_path), "-", cwd=tmp_path, stdin="Hello there")
+    assert result.returncode == 0, result.stderr
+    assert [int(x) for x in result.stdout.split()] == Tokenizer.from_model(small_model()).encode("Hello there")
+    implicit = run_cli("encode", tokenizer_file(tmp_path), "--count", cwd=tmp_path, stdin="Hello there")
+    assert implicit.stdout.strip() == str(len(result.stdout.split()))
+
+
+def test_quote_token_escapes_and_shows_split_characters() -> None:
+    assert quote_token(b"a\nb") == '"a\\nb"'
+    assert quote_token('"q"\\'.encode()) == '"\\"q\\"\\\\"'
+    assert quote_token("日".encode()[:1]) == '"\\xe6"'
+    assert quote_token("\u202e".encode()) == '"\\u202e"'  # right-to-left override: would reorder the terminal line
+
+
+@pytest.mark.parametrize(
+    "setup, needles",
+    [
+        (lambda d: (d / "missing.json", d / "t.txt"), ["missing.json", "no such file"]),
+        (lambda d: (_write(d / "bad.json", b'{"format": "bpe-tui", "vocab": {'), d / "t.txt"), ["bad.json", "line 1"]),
+        (lambda d: (_write(d / "img.png", b"\x89PNG\r\n\x1a\n"), d / "t.txt"), ["img.png", "PNG"]),
+        (lambda d: (tokenizer_file(d), d / "absent.txt"), ["absent.txt", "no such file"]),
+        (lambda d: (tokenizer_file(d), _write(d / "latin1.txt", b"caf\xe9\n")), ["latin1.txt", "UTF-8"]),
+    ],
+    ids=["missing-tokenizer", "truncated-json", "png", "missing-input", "not-utf8"],
+)
+def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], setup, needles) -> None:
+    (tmp_path / "t.txt").write_text("hello", encoding="utf-8")
+    tokenizer, text = setup(tmp_path)
+    assert_one_line_error(run_main(capsys, tokenizer, text), *needles)
+
+
+def test_bad_input_in_a_real_process_has_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "tok.json").write_text("[1, 2]", encoding="utf-8")
+    result = run_cli("encode", tmp_path / "tok.json", "-", cwd=tmp_path, stdin="x")
+    assert_one_line_error(result, "tok.json", "array")
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

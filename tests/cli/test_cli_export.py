@@ -1,0 +1,57 @@
+"""``bpe-tui export``: a .npy equal to encoding the whole file, plain progress lines off a terminal, no partial file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_cases import TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
+
+from bpe_tui.__main__ import main
+from core.tokenizer import Tokenizer
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_export_matches_encode(tmp_path: Path, capsys: pytest.CaptureFixture[str], workers: str) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT * 40, encoding="utf-8", newline="")
+    out = tmp_path / "ids.npy"
+    code = main(["export", str(corpus), str(tokenizer_file(tmp_path)), "-o", str(out), "--workers", workers])
+    captured = capsys.readouterr()
+    assert code == 0 and captured.out == ""
+    ids = np.load(out)
+    assert ids.dtype == np.uint16
+    assert ids.tolist() == Tokenizer.from_model(small_model()).encode(TEXT * 40)
+    last = captured.err.strip().splitlines()[-1]
+    assert last.startswith(f"exported {len(ids):,} tokens (uint16)") and str(out) in last
+    assert "\r" not in captured.err and "\x1b" not in captured.err  # stderr is not a terminal here
+
+
+def test_export_in_a_real_process(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    result = run_cli("export", corpus, tokenizer_file(tmp_path, "hf"), "-o", tmp_path / "ids.npy", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "ids.npy").tolist() == Tokenizer.from_model(small_model()).encode(TEXT)
+
+
+def test_bad_input_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tok = tokenizer_file(tmp_path)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"fine text " * 50 + b"\xc3\x28 broken")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code = main(["export", str(corpus), str(tok), "-o", str(tmp_path / "ids.npy"), "--workers", "2"])
+    captured = capsys.readouterr()
+    assert_one_line_error((code, captured.out, captured.err), "corpus.txt", "byte offset 500")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    result = run_cli("export", tmp_path / "absent.txt", tok, "-o", tmp_path / "ids.npy", cwd=tmp_path)
+    assert_one_line_error(result, "absent.txt", "no such file")
+    result = run_cli("export", corpus, tmp_path / "absent.json", "-o", tmp_path / "ids.npy", cwd=tmp_path)
+    assert_one_line_error(result, "absent.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_output_option_is_required(tmp_path: Path) -> None:
+    result = run_cli("export", "corpus.txt", "tok.json", cwd=tmp_path)
+    assert result.returncode == 2 and "-o" in result.stderr and "Traceback" not in result.stderr

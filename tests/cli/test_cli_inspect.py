@@ -1,0 +1,75 @@
+"""``bpe-tui inspect``: format, size split, special tokens, fingerprint, escaped longest tokens, bytes/token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_cases import SPECIAL, assert_one_line_error, run_cli, small_model, tokenizer_file
+
+from bpe_tui.__main__ import main
+from core.fingerprint import fingerprint
+from core.model import BPEModel
+
+
+def inspect(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main(["inspect", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "fmt, label",
+    [("bpe-tui", "bpe-tui JSON"), ("gpt2", "GPT-2 vocab.json + merges.txt"), ("hf", "Hugging Face tokenizer.json"),
+     ("tiktoken", "tiktoken rank file")],
+)
+def test_summary_for_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, label: str) -> None:
+    model = small_model()
+    code, out, err = inspect(capsys, tokenizer_file(tmp_path, fmt), "--no-samples")
+    assert (code, err) == (0, "")
+    assert f"format:         {label}" in out
+    merges = len(model.merges)
+    if fmt == "tiktoken":
+        assert f"= 256 bytes + {merges} merges + 0 special" in out and "special tokens: none" in out
+    else:
+        assert f"vocab size:     {len(model.vocab)} = 256 bytes + {merges} merges + 1 special" in out
+        assert f'special tokens: "{SPECIAL}" (256)' in out
+        assert f"fingerprint:    {fingerprint(model)}" in out
+    assert ("merge counts:   recorded" in out) == (fmt == "bpe-tui")
+    assert "longest tokens:" in out and "pattern:        GPT-2" in out
+
+
+def test_bytes_per_token_on_bundled_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], samples_dir: Path
+) -> None:
+    if not (samples_dir / "english.txt").is_file():
+        pytest.skip("bundled samples not present")
+    code, out, _ = inspect(capsys, tokenizer_file(tmp_path))
+    assert code == 0
+    assert "bytes/token on the bundled samples:" in out
+    for name in ("english", "japanese", "mixed"):
+        if (samples_dir / f"{name}.txt").is_file():
+            line = next(line for line in out.splitlines() if line.strip().startswith(name))
+            assert float(line.split()[-2]) > 1.0
+
+
+def test_control_characters_in_tokens_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = small_model()
+    hostile = b"\x1b[2J\x07\r" * 8  # clear screen, bell, carriage return
+    vocab = base.vocab | {max(base.vocab) + 1: hostile}
+    model = BPEModel(vocab, base.merges, base.special_tokens + [hostile.decode()])
+    from core.formats import save_tokenizer
+
+    path = save_tokenizer(model, tmp_path / "hostile.json", format="bpe-tui")[0]
+    code, out, _ = inspect(capsys, path, "--no-samples")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "\\x1b[2J\\x07\\r" in out
+
+
+def test_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "data.csv"
+    csv.write_text("a,b\n1,2\n", encoding="utf-8")
+    assert_one_line_error(inspect(capsys, csv), "data.csv", "line 1")
+    result = run_cli("inspect", tmp_path / "nope.json", cwd=tmp_path)
+    assert_one_line_error(result, "nope.json", "no such file")
