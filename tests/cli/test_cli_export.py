@@ -55,3 +55,32 @@ def test_bad_input_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_output_option_is_required(tmp_path: Path) -> None:
     result = run_cli("export", "corpus.txt", "tok.json", cwd=tmp_path)
     assert result.returncode == 2 and "-o" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
+    """SIGINT mid-export: exit 130, one line, no output and no temporary file (workers ignore the signal)."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(3)
+    words = [w for w in TEXT.split() if w.isascii()]
+    corpus = tmp_path / "big.txt"
+    corpus.write_text(" ".join(rng.choice(words) for _ in range(4_000_000)), encoding="utf-8")
+    tok = tokenizer_file(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bpe_tui", "export", str(corpus), str(tok), "-o", str(tmp_path / "ids.npy"),
+         "--workers", "2"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".ids.npy.*.tmp")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "export finished before it could be interrupted; make the corpus bigger"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "tok.json"]
