@@ -18,6 +18,10 @@ from core.errors import TokenizerFileError
 _JSON_KEY = re.compile(r'"(?:[^"\\]|\\.)*"\s*:')
 
 
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object's (key, value) pairs in file order, so duplicate keys are seen, not merged."""
+
+
 def read_gpt2_files(
     vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
@@ -53,13 +57,13 @@ def read_vocab_json(path: str | os.PathLike[str]) -> dict[int, bytes]:
     """
     text = _read_text(path)
     try:
-        pairs = json.loads(text, object_pairs_hook=lambda items: items)
+        pairs = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as exc:
         raise TokenizerFileError(
             f"{path}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "
             "the file may be truncated, re-download or re-save it"
         ) from None
-    if not isinstance(pairs, list):
+    if not isinstance(pairs, _Pairs):
         raise TokenizerFileError(f"{path}: line 1: expected a JSON object of token -> id, found {type(pairs).__name__}")
     vocab: dict[int, bytes] = {}
     seen: dict[bytes, str] = {}

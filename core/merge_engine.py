@@ -298,7 +298,7 @@ class MergeEngine:
         if self._byte_pair_flags is None:
             flags = bytearray(1 << 16)
             token_bytes = self._token_bytes
-            for token_id in set(self._merged_ids):
+            for token_id in self._merged_ids:  # (a set of them would cost megabytes for a moment)
                 token = token_bytes[token_id]
                 for first, second in zip(token, token[1:]):
                     flags[first << 8 | second] = 1

@@ -53,13 +53,21 @@ class TokenSpan:
 def token_spans(tokenizer: Tokenizer, text: str) -> list[TokenSpan]:
     """Encode ``text`` (special tokens allowed) and describe each token's place in it, in O(n).
 
+    Surrogate code points count as U+FFFD, as in :meth:`Tokenizer.encode`.
+
     >>> from core.tokenizer import Tokenizer
     >>> tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"\\xe3\\x81"}, [(b"\\xe3", b"\\x81")])
     >>> [(s.token, s.char_start, s.char_end, s.starts_mid_char, s.ends_mid_char) for s in token_spans(tok, "aあ")]
     [(b'a', 0, 1, False, False), (b'\\xe3\\x81', 1, 2, False, True), (b'\\x82', 1, 2, True, False)]
     """
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        from core.tokenizer import replace_surrogates
+
+        text = replace_surrogates(text)  # as encode does; offsets are unchanged
+        data = text.encode("utf-8")
     ids = tokenizer.encode(text)
-    data = text.encode("utf-8")
     special_ids = set(tokenizer.special_token_ids.values())
     spans: list[TokenSpan] = []
     byte_start = 0

@@ -10,6 +10,7 @@ model's pattern, and each pre-token is merged by rank (:mod:`core.merge_engine`)
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection, Iterable, Iterator, Set
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
@@ -27,6 +28,18 @@ PIECE_CACHE_LIMIT = 1 << 14
 """Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
 
 _HELD_PIECES = 3  # a streamed buffer's last pieces may still change; two suffice for GPT-2's pattern
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Replace each surrogate code point (not encodable as UTF-8) with U+FFFD, keeping character offsets.
+
+    >>> replace_surrogates("a\\ud800b") == "a\\ufffdb"
+    True
+    """
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def _worth_caching(piece: str) -> bool:
@@ -61,7 +74,7 @@ class Tokenizer:
     'hi!'
     """
 
-    stream_block_chars: int = 1 << 16
+    stream_block_chars: int = 1 << 14
     """How much text :meth:`encode_iterable` gathers before encoding what is certain (memory vs. overhead)."""
 
     def __init__(
@@ -130,7 +143,8 @@ class Tokenizer:
         for token in self.special_tokens:
             data = token.encode("utf-8")
             if data not in encoder:
-                encoder[data] = self.vocab[next_id] = next_id
+                self.vocab[next_id] = data
+                encoder[data] = next_id
                 next_id += 1
             self._special_ids[token] = encoder[data]
         pair_ranks: dict[tuple[int, int], int] = {}
@@ -185,7 +199,8 @@ class Tokenizer:
         The default keeps CS336's behaviour: every special token of this tokenizer is recognised.
         (tiktoken's default is the opposite, ``allowed_special=set()``, so there a special token's text
         raises.) Special tokens that are neither allowed nor disallowed are encoded as plain text;
-        ``disallowed_special="all"`` means every special token not allowed.
+        ``disallowed_special="all"`` means every special token not allowed. Surrogate code points, which
+        UTF-8 cannot hold, are encoded as U+FFFD, one each (tiktoken does much the same).
 
         Raises:
             DisallowedSpecialTokenError: the text contains a disallowed special token.
@@ -218,7 +233,7 @@ class Tokenizer:
         >>> Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"]).encode_ordinary("<s>")
         [60, 115, 62]
         """
-        return self._encode_plain(text)
+        return self._encode_text(text, None)
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Lazily encode a stream of text chunks (e.g. an open file) in bounded memory.
@@ -238,6 +253,8 @@ class Tokenizer:
         for chunk in iterable:
             if not chunk:
                 continue
+            if not chunk.isascii() and _SURROGATES.search(chunk):
+                chunk = replace_surrogates(chunk)
             parts.append(chunk)
             size += len(chunk)
             if size < wait:
@@ -283,9 +300,9 @@ class Tokenizer:
                 return out, buffer[start:]
         pieces = self._split(buffer[start:end])
         if len(pieces) > _HELD_PIECES and sum(map(len, pieces)) == end - start:
-            kept = sum(map(len, pieces[-_HELD_PIECES:]))
-            out += self._encode_pieces(pieces[:-_HELD_PIECES])
-            return out, buffer[end - kept :]
+            cut = end - sum(map(len, pieces[-_HELD_PIECES:]))
+            out += self._encode_split(buffer[start:cut], pieces[:-_HELD_PIECES])
+            return out, buffer[cut:]
         return out, buffer[start:]
 
     def _special_re(self, tokens: Set[str]):  # -> regex.Pattern
@@ -296,6 +313,12 @@ class Tokenizer:
         return found
 
     def _encode_text(self, text: str, specials) -> list[int]:  # specials: regex.Pattern | None
+        try:
+            return self._encode_segments(text, specials)
+        except UnicodeEncodeError:  # only surrogates make str.encode("utf-8") fail
+            return self._encode_segments(replace_surrogates(text), specials)
+
+    def _encode_segments(self, text: str, specials) -> list[int]:
         if specials is None:
             return self._encode_plain(text)
         out: list[int] = []
@@ -310,7 +333,10 @@ class Tokenizer:
         return out
 
     def _encode_plain(self, text: str) -> list[int]:
-        pieces = self._split(text)
+        return self._encode_split(text, self._split(text))
+
+    def _encode_split(self, text: str, pieces: list[str]) -> list[int]:
+        """Ids for ``text`` without special tokens, given its pre-tokens."""
         # Text of mostly wide characters: pre-tokens rarely repeat, their characters do.
         if len(pieces) > 32 and not text.isascii() and len(text.encode("utf-8")) > 2 * len(text):
             ids = self._engine.encode_text(text, pieces, self._cache)
