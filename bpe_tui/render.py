@@ -9,10 +9,9 @@ UTF-8 character shows those bytes in hex (``e3 81``) in its own style rather tha
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from rich.cells import get_character_cell_size
@@ -146,6 +145,7 @@ def safe_text(text: str) -> str:
     return "".join(_GLYPHS.get(ch) or escape_char(ch) or ch for ch in text)
 
 
+@lru_cache(maxsize=1 << 17)
 def render_token(token: bytes) -> str:
     """A token's bytes as a one-line string safe to put in a table cell.
 
@@ -278,10 +278,6 @@ class TokenLayout:
             return self.content
         return self.content.add_spans([Span(self.offsets[index], self.offsets[index + 1], CURSOR_STYLE)])
 
-    def line_of(self, index: int) -> int:
-        """The line (counting real line breaks only) token ``index`` starts on."""
-        return self.content.plain.count("\n", 0, self.offsets[index])
-
 
 def layout_tokens(tokens: Sequence[TokenLike], *, show_ids: bool = False) -> TokenLayout:
     """Render a tokenized text: each token on its own background, neighbours always differing.
@@ -357,20 +353,3 @@ def fold_points(plain: str, width: int) -> list[int]:
         used += cells
     return points
 
-
-def insert_breaks(content: Content, points: Sequence[int]) -> Content:
-    """``content`` with a newline inserted before each offset in ``points`` (ascending), spans moved to match.
-
-    >>> insert_breaks(Content("abcd", [Span(1, 3, "bold")]), [2]).spans
-    [Span(1, 4, style='bold')]
-    """
-    if not points:
-        return content
-    plain = content.plain
-    pieces = [plain[start:end] for start, end in zip((0, *points), (*points, len(plain)))]
-
-    def moved(offset: int, *, is_end: bool) -> int:
-        return offset + (bisect_left(points, offset) if is_end else bisect_right(points, offset))
-
-    spans = [Span(moved(start, is_end=False), moved(end, is_end=True), style) for start, end, style in content.spans]
-    return Content("\n".join(pieces), spans, strip_control_codes=False)

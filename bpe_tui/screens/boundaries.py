@@ -33,13 +33,15 @@ if TYPE_CHECKING:
     from core.spans import TokenSpan
 
 DISPLAY_CHARS = 6000
-"""Longest text drawn as tokens; stats still cover the whole sample. Drawing 50 KB of tokens would make
-every cursor move re-wrap it all."""
+"""Longest text drawn as tokens (the header says when a sample is cut); the stats table still covers the
+whole sample. Laying out a 50 KB sample's tokens is a noticeable pause on the UI thread for text no one
+scrolls through."""
 
 RECENT_TEXTS = 8
 """Tokenizations kept, so cycling through the samples does not encode them again."""
 
 TYPED = "typed"
+TYPING_HINT = "type text to tokenize (/ to focus, esc to leave)"
 SIDE_BY_SIDE = ("english", "japanese")
 TYPING_DELAY = 0.2
 """Seconds of quiet after a keystroke before the typed text is encoded again."""
@@ -139,7 +141,7 @@ class BoundariesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="boundaries-header", markup=False)
-        yield Input(placeholder="type text to tokenize (/ to focus, esc to leave)", id="boundaries-input", compact=True)
+        yield Input(placeholder=TYPING_HINT, id="boundaries-input", compact=True)
         with Horizontal(id="boundaries-views"):
             yield TokenView(id="boundaries-tokens")
             yield TokenView(id="boundaries-en-tokens")
@@ -193,6 +195,8 @@ class BoundariesScreen(Screen):
         loaded = self._loaded
         name = loaded.name if loaded is not None else "no tokenizer"
         where = "typed text" if self.source == TYPED else f"{self.source} sample"
+        if self.source != TYPED and len(self._samples().get(self.source, "")) > DISPLAY_CHARS:
+            where += f" (first {len(display_part(self._samples()[self.source])):,} characters)"
         if self.side_by_side:
             where = "english | japanese samples"
         self.query_one("#boundaries-header", Static).update(

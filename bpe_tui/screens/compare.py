@@ -173,6 +173,8 @@ class CompareScreen(Screen):
                     Selection(Content(loaded.name), index, index in self._chosen)
                     for index, loaded in enumerate(tokenizers)
                 )
+                if tokenizers:
+                    pick.highlighted = 0  # so space toggles something as soon as the list has focus
         self._request()
 
     def _default_choice(self, count: int) -> list[int]:
@@ -206,6 +208,7 @@ class CompareScreen(Screen):
         self._wanted = key
         self._update_header(chosen)
         if len(chosen) < 2:
+            self.query_one("#compare-scroll").border_subtitle = ""
             self.query_one(CompareView).show(None)
             self.query_one(ScriptStatsTable).show([], [])
             hint = "Choose at least two tokenizers (t, then space)." if len(tokenizers) >= 2 else (

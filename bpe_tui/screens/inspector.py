@@ -34,6 +34,8 @@ from core.vocab_stats import longest_tokens, vocab_split
 SEARCH_DELAY = 0.15
 """Seconds of quiet after a keystroke before the vocabulary is filtered."""
 
+SEARCH_HINT = "search: text, id, or hex bytes like e3 81  (/)"
+
 LONGEST = 8
 """How many of the longest tokens to list."""
 
@@ -51,7 +53,8 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
         parts.append(f" + {split.other:,} other")
     pattern = "GPT-2" if model.pattern == GPT2_PATTERN else "custom"
     specials = ", ".join(safe_text(token) for token in model.special_tokens) or "none"
-    parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern, ("  specials ", "dim"), specials]
+    parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
+    parts += [("  specials ", "dim"), specials]
     return Content.assemble(*parts)
 
 
@@ -81,7 +84,10 @@ class InspectorScreen(Screen):
         #inspector-side { width: 38%; min-width: 28; max-width: 64; }
         #merge-tree { height: 1fr; border: round $primary-muted; }
         #merge-tree:focus { border: round $primary; }
-        #longest-tokens { height: auto; max-height: 10; border: round $primary-muted; padding: 0 1; }
+        #longest-tokens {
+            height: auto; max-height: 10; border: round $primary-muted; padding: 0 1;
+            text-wrap: nowrap; text-overflow: ellipsis;
+        }
     }
     """
 
@@ -127,7 +133,7 @@ class InspectorScreen(Screen):
         yield Static(id="inspector-summary", markup=False)
         with Horizontal(id="inspector-body"):
             with Vertical(id="inspector-main"):
-                yield Input(placeholder="search: text, id, or hex bytes like e3 81  (/)", id="vocab-search", compact=True)
+                yield Input(placeholder=SEARCH_HINT, id="vocab-search", compact=True)
                 yield VocabTable(id="vocab-table")
             with Vertical(id="inspector-side"):
                 yield MergeTreeView(id="merge-tree")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -62,8 +63,10 @@ class ScriptStatsTable(DataTable[Text]):
     def show(self, labels: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> None:
         """Replace the table: one column per label, one row per ``(measure, cells)``."""
         self.clear(columns=True)
-        self.add_column(Text(""), key="measure")
-        for label in labels:
-            self.add_column(Text(label, style="bold", justify="right"), key=label)
+        # Explicit widths: auto widths are measured lazily and came out stale when rows were swapped fast.
+        self.add_column(Text(""), key="measure", width=max([0, *(cell_len(measure) for measure, _ in rows)]))
+        for position, label in enumerate(labels):
+            width = max([cell_len(label), *(cell_len(cells[position]) for _, cells in rows)])
+            self.add_column(Text(label, style="bold", justify="right"), key=label, width=width)
         for measure, cells in rows:
             self.add_row(Text(measure, style="dim"), *(Text(cell, justify="right") for cell in cells), key=measure)

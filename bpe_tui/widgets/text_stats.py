@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -50,7 +51,10 @@ class TextStatsTable(DataTable[Text]):
     def show(self, rows: Sequence[tuple[str, TextStats | None]]) -> None:
         """Replace the rows with ``(label, stats)`` pairs (columns too, so their widths fit the new values)."""
         self.clear(columns=True)
-        for title in STAT_COLUMNS:
-            self.add_column(Text(title, justify="left" if title == "text" else "right"), key=title)
-        for label, stats in rows:
-            self.add_row(*stat_cells(label, stats), key=label)
+        cells = [stat_cells(label, stats) for label, stats in rows]
+        for position, title in enumerate(STAT_COLUMNS):
+            # Explicit widths: auto widths are measured lazily and came out stale when rows were swapped fast.
+            width = max([len(title), *(cell_len(row[position].plain) for row in cells)])
+            self.add_column(Text(title, justify="left" if title == "text" else "right"), key=title, width=width)
+        for (label, _), row in zip(rows, cells):
+            self.add_row(*row, key=label)

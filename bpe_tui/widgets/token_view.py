@@ -157,7 +157,8 @@ class TokenView(ScrollView, can_focus=True):
 
     def _scroll_to_cursor(self) -> None:
         if self.cursor is not None and self._layout is not None:
-            self.scroll_to_region(Region(0, self._line_of(self.cursor), 1, 1), animate=False, immediate=True, force=True)
+            region = Region(0, self._line_of(self.cursor), 1, 1)
+            self.scroll_to_region(region, animate=False, immediate=True, force=True)
 
     def _announce(self) -> None:
         if self.cursor is not None and self.cursor < len(self._tokens):

@@ -6,11 +6,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.ui.app_harness import SIZE, make_app, ready
-from tests.ui.views_harness import bilingual_800, make_session
+from tests.ui.views_harness import bilingual_800, session_with
 
 
 def boundaries_app():
-    return make_app(session=make_session(bilingual_800()), start_mode="boundaries")
+    return make_app(session=session_with(bilingual_800()), start_mode="boundaries")
 
 
 def _after(*keys: str):
@@ -40,7 +40,8 @@ def test_boundaries_english_beside_japanese(snap_compare) -> None:
 def test_boundaries_typed_text_at_80x24(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         await ready(pilot)
-        pilot.app.screen.query_one("#boundaries-input", Input).value = "tab\there\x07 [b]bold?[/b] 東京タワー 🗼\n"
+        field = pilot.app.screen.query_one("#boundaries-input", Input)
+        field.value = "tab\there\x07 [b]bold?[/b] 東京タワー 🗼\n"
         await pilot.pause(0.3)
         await ready(pilot)
         await pilot.press("escape", "right", "right")

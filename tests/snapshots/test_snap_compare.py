@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from tests.ui.app_harness import SIZE, make_app, ready
-from tests.ui.views_harness import bilingual_800, english_500, japanese_600, make_session
+from tests.ui.views_harness import bilingual_800, english_500, japanese_600, session_with
 
 
 def test_compare_two_tokenizers(snap_compare) -> None:
-    app = make_app(session=make_session(english_500(), bilingual_800()), start_mode="compare")
+    app = make_app(session=session_with(english_500(), bilingual_800()), start_mode="compare")
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
 
@@ -19,5 +19,5 @@ def test_compare_three_tokenizers_at_80x24(snap_compare) -> None:
         await pilot.press("t", "home", "space", "escape")
         await ready(pilot)
 
-    app = make_app(session=make_session(english_500(), bilingual_800(), japanese_600()), start_mode="compare")
+    app = make_app(session=session_with(english_500(), bilingual_800(), japanese_600()), start_mode="compare")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

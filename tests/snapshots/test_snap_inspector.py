@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from tests.ui.app_harness import SIZE, make_app, ready
-from tests.ui.views_harness import bilingual_800, make_session
+from tests.ui.views_harness import bilingual_800, session_with
 
 
 def inspector_app():
-    return make_app(session=make_session(bilingual_800()), start_mode="inspector")
+    return make_app(session=session_with(bilingual_800()), start_mode="inspector")
 
 
 def test_inspector(snap_compare) -> None:

@@ -144,7 +144,6 @@ def test_layout_offsets_and_cursor_overlay() -> None:
     assert layout.with_cursor(1).spans[-1] == Span(2, 4, CURSOR_STYLE)
     assert layout.with_cursor(None) is layout.content
     assert layout.with_cursor(7) is layout.content
-    assert [layout.line_of(i) for i in range(3)] == [0, 0, 1]
 
 
 def test_pick_style() -> None:

@@ -8,7 +8,8 @@ from bpe_tui.screens.boundaries import BoundariesScreen, display_part
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
-from tests.ui.views_harness import SIZE, ViewsApp, bilingual_800, make_session, settle
+from tests.ui.app_harness import SIZE, settle
+from tests.ui.views_harness import ViewsApp, bilingual_800, session_with
 
 
 def joined(view: TokenView) -> bytes:
@@ -16,7 +17,7 @@ def joined(view: TokenView) -> bytes:
 
 
 async def test_opens_on_the_english_sample() -> None:
-    session = make_session(bilingual_800())
+    session = session_with(bilingual_800())
     app = ViewsApp(BoundariesScreen, session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -33,7 +34,7 @@ async def test_opens_on_the_english_sample() -> None:
 
 
 async def test_keys_cycle_samples_toggle_ids_and_side_by_side() -> None:
-    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    app = ViewsApp(BoundariesScreen, session_with(bilingual_800()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -56,7 +57,7 @@ async def test_keys_cycle_samples_toggle_ids_and_side_by_side() -> None:
 
 
 async def test_cursor_moves_and_describes_a_split_character() -> None:
-    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    app = ViewsApp(BoundariesScreen, session_with(bilingual_800()))
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
@@ -80,7 +81,7 @@ async def test_cursor_moves_and_describes_a_split_character() -> None:
 
 
 async def test_typed_text_replaces_the_sample_and_clearing_it_goes_back() -> None:
-    app = ViewsApp(BoundariesScreen, make_session(bilingual_800()))
+    app = ViewsApp(BoundariesScreen, session_with(bilingual_800()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -103,7 +104,7 @@ async def test_typed_text_replaces_the_sample_and_clearing_it_goes_back() -> Non
 
 
 async def test_without_a_tokenizer_it_says_so() -> None:
-    app = ViewsApp(BoundariesScreen, make_session())
+    app = ViewsApp(BoundariesScreen, session_with())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "No tokenizer yet" in str(app.screen.query_one("#token-detail", Static).render())
@@ -111,7 +112,7 @@ async def test_without_a_tokenizer_it_says_so() -> None:
 
 
 async def test_a_tokenizer_added_later_is_picked_up() -> None:
-    session = make_session()
+    session = session_with()
     app = ViewsApp(BoundariesScreen, session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -135,8 +136,8 @@ class BrokenTokenizer:
 
 async def test_an_encoding_failure_is_a_notification() -> None:
     good = bilingual_800()
-    broken = LoadedTokenizer(name="broken", model=good.model, tokenizer=BrokenTokenizer(), source=None)  # type: ignore[arg-type]
-    app = ViewsApp(BoundariesScreen, make_session(broken))
+    broken = LoadedTokenizer(name="broken", model=good.model, tokenizer=BrokenTokenizer())  # type: ignore[arg-type]
+    app = ViewsApp(BoundariesScreen, session_with(broken))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         messages = [notification.message for notification in app._notifications]

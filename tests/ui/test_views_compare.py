@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.widgets import SelectionList, Static
 
 from bpe_tui.render import PALETTE, SPLIT_PALETTE
@@ -11,29 +9,15 @@ from bpe_tui.screens.compare import CompareScreen
 from bpe_tui.widgets.compare_view import CompareView, align_tokenizations, render_aligned, wrap_positions
 from bpe_tui.widgets.script_stats import ScriptStatsTable
 from core.compare import boundary_diff
+from tests.core.test_compare import spans_from_lengths as spans
+from tests.ui.app_harness import SIZE, settle
 from tests.ui.views_harness import (
-    SIZE,
     ViewsApp,
     bilingual_800,
     english_500,
     japanese_600,
-    make_session,
-    settle,
+    session_with,
 )
-
-
-@dataclass(frozen=True)
-class S:
-    byte_start: int
-    byte_end: int
-
-
-def spans(*lengths: int) -> list[S]:
-    out, offset = [], 0
-    for length in lengths:
-        out.append(S(offset, offset + length))
-        offset += length
-    return out
 
 
 def test_alignment_colours_markers_and_split_characters() -> None:
@@ -65,7 +49,7 @@ def test_wrap_counts_double_width_cells() -> None:
 
 
 async def test_two_tokenizers_compared_on_the_mixed_sample() -> None:
-    app = ViewsApp(CompareScreen, make_session(english_500(), bilingual_800()))
+    app = ViewsApp(CompareScreen, session_with(english_500(), bilingual_800()))
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
@@ -86,7 +70,7 @@ async def test_two_tokenizers_compared_on_the_mixed_sample() -> None:
 
 
 async def test_choosing_tokenizers_with_the_list() -> None:
-    session = make_session(english_500(), bilingual_800(), japanese_600())
+    session = session_with(english_500(), bilingual_800(), japanese_600())
     app = ViewsApp(CompareScreen, session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -108,7 +92,7 @@ async def test_choosing_tokenizers_with_the_list() -> None:
 
 async def test_a_fifth_tokenizer_is_refused() -> None:
     tokenizers = [english_500(), bilingual_800(), japanese_600(), english_500(), bilingual_800()]
-    app = ViewsApp(CompareScreen, make_session(*tokenizers))
+    app = ViewsApp(CompareScreen, session_with(*tokenizers))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         pick = app.screen.query_one("#compare-pick", SelectionList)
@@ -119,7 +103,7 @@ async def test_a_fifth_tokenizer_is_refused() -> None:
 
 
 async def test_with_one_tokenizer_it_explains() -> None:
-    app = ViewsApp(CompareScreen, make_session(bilingual_800()))
+    app = ViewsApp(CompareScreen, session_with(bilingual_800()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "needs two tokenizers" in str(app.screen.query_one("#compare-overlap", Static).render())

@@ -10,11 +10,11 @@ from bpe_tui.widgets.script_stats import ScriptStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from bpe_tui.widgets.vocab_table import VocabTable
 from tests.ui.app_harness import SIZE, make_app, settle
-from tests.ui.views_harness import bilingual_800, english_500, make_session
+from tests.ui.views_harness import bilingual_800, english_500, session_with
 
 
 async def test_keys_4_5_6_open_the_panes_on_the_active_tokenizer() -> None:
-    session = make_session(english_500(), bilingual_800())
+    session = session_with(english_500(), bilingual_800())
     app = make_app(session=session, start_mode="corpus")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -34,7 +34,7 @@ async def test_keys_4_5_6_open_the_panes_on_the_active_tokenizer() -> None:
 
 
 async def test_changing_the_active_tokenizer_reaches_the_panes() -> None:
-    session = make_session(english_500(), bilingual_800())
+    session = session_with(english_500(), bilingual_800())
     app = make_app(session=session, start_mode="inspector")
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

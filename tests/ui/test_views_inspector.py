@@ -9,7 +9,8 @@ from bpe_tui.widgets.merge_tree import MergeTreeView, node_label
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.merge_tree import MergeIndex, MergeNode
 from core.model import BPEModel
-from tests.ui.views_harness import SIZE, ViewsApp, bilingual_800, make_session, settle
+from tests.ui.app_harness import SIZE, settle
+from tests.ui.views_harness import ViewsApp, bilingual_800, session_with
 
 
 def toy_model() -> BPEModel:
@@ -51,12 +52,13 @@ def test_node_labels_never_parse_markup() -> None:
 
 async def test_inspector_shows_summary_table_and_tree() -> None:
     loaded = bilingual_800()
-    app = ViewsApp(InspectorScreen, make_session(loaded))
+    app = ViewsApp(InspectorScreen, session_with(loaded))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
         summary = str(screen.query_one("#inspector-summary", Static).render())
-        assert f"{loaded.model.vocab_size} tokens = 256 bytes + {len(loaded.model.merges)} merges + 1 special" in summary
+        merges = len(loaded.model.merges)
+        assert f"{loaded.model.vocab_size} tokens = 256 bytes + {merges} merges + 1 special" in summary
         assert "fingerprint" in summary and "<|endoftext|>" in summary
         table = screen.query_one(VocabTable)
         assert table.total_count == loaded.model.vocab_size
@@ -84,7 +86,7 @@ async def test_inspector_shows_summary_table_and_tree() -> None:
 
 
 async def test_search_filters_after_a_pause_and_escape_returns() -> None:
-    app = ViewsApp(InspectorScreen, make_session(bilingual_800()))
+    app = ViewsApp(InspectorScreen, session_with(bilingual_800()))
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
@@ -107,7 +109,7 @@ async def test_search_filters_after_a_pause_and_escape_returns() -> None:
 
 
 async def test_no_match_and_no_tokenizer() -> None:
-    app = ViewsApp(InspectorScreen, make_session(bilingual_800()))
+    app = ViewsApp(InspectorScreen, session_with(bilingual_800()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.screen.query_one("#vocab-search", Input).value = "no such token anywhere"
@@ -115,7 +117,7 @@ async def test_no_match_and_no_tokenizer() -> None:
         await settle(pilot)
         assert app.screen.query_one(VocabTable).visible_count == 0
         assert "no token matches" in str(app.screen.query_one(MergeTreeView).root.label)
-    empty = ViewsApp(InspectorScreen, make_session())
+    empty = ViewsApp(InspectorScreen, session_with())
     async with empty.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "No tokenizer yet" in str(empty.screen.query_one("#inspector-summary", Static).render())

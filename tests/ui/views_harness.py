@@ -8,20 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 from textual.app import App
-from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
 
 from bpe_tui.session import LoadedTokenizer, Session
 from core.model import BPEModel
 from core.train import TrainingRun
-
-SAMPLES = Path(__file__).resolve().parent.parent.parent / "samples"
-THEME = "textual-dark"
-SIZE = (100, 30)
+from tests.ui.app_harness import SAMPLES, THEME
 
 
 @cache
@@ -46,7 +41,7 @@ def japanese_600() -> LoadedTokenizer:
     return LoadedTokenizer.from_model(trained(("japanese",), 600), name="ja-600")
 
 
-def make_session(*tokenizers: LoadedTokenizer, active: int | None = None) -> Session:
+def session_with(*tokenizers: LoadedTokenizer, active: int | None = None) -> Session:
     """A session over the bundled samples holding ``tokenizers`` (the last one active unless told)."""
     session = Session(samples_dir=SAMPLES)
     for loaded in tokenizers:
@@ -70,9 +65,3 @@ class ViewsApp(App[None]):
         for field in self.screen.query(Input):
             field.cursor_blink = False
 
-
-async def settle(pilot: Pilot) -> None:
-    """Wait for every worker and for the messages they posted; handlers may start more, so go round a few times."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
