@@ -247,34 +247,59 @@ class MergeEngine:
         """Encode all of ``text`` (whose pre-tokens are ``pieces``) mostly character by character.
 
         For text of wide characters (Japanese, Chinese) almost every pre-token is unique, so a cache
-        per pre-token rarely hits, but its characters and their neighbours repeat endlessly. So: find
-        every seam between neighbouring characters whose cached verdict is "not final", in C; the
-        pre-tokens with such a seam inside are the exceptions, encoded through ``piece_ids``; every
-        stretch between them is ``str.translate`` of the characters to their cached tokens. Returns
+        per pre-token rarely hits, but characters and neighbouring pairs repeat endlessly. So: find, in C,
+        every seam between neighbouring characters whose cached verdict is "not final". Inside a piece, a
+        run of characters joined by such seams is a *cluster*, encoded whole (cached by its text) and
+        checked against its neighbours; everything else is ``str.translate`` of characters to their
+        cached tokens. A piece whose cluster fails a check goes through ``piece_ids`` instead. Returns
         ``None`` when this does not apply (ids too large for ``chr``, or pieces that do not tile the text).
         """
         table = self._char_tokens
         if table is None or sum(map(len, pieces)) != len(text):
             return None
+        units, pairs = self._units, self._pairs
         starts = list(accumulate(map(len, pieces), initial=0))
-        verdicts = map(self._seams.__getitem__, map(add, text, text[1:]))
-        exceptions = []
-        last = -1
-        for seam in compress(count(), map(not_, verdicts)):  # seam k lies between text[k] and text[k + 1]
-            i = bisect_right(starts, seam) - 1
-            if i != last and starts[i + 1] > seam + 1:  # inside piece i, not between two pieces
-                exceptions.append(i)
-                last = i
+        # Seam k lies between text[k] and text[k + 1]; these are the ones that are not final.
+        bad = list(compress(count(), map(not_, map(self._seams.__getitem__, map(add, text, text[1:])))))
+        bad.append(len(text))  # a sentinel
         out: list[int] = []
         extend = out.extend
-        done = 0
-        for i in exceptions:
-            if starts[i] > done:
-                extend(map(ord, text[done : starts[i]].translate(table)))
-            extend(piece_ids[pieces[i]])
-            done = starts[i + 1]
-        if done < len(text):
-            extend(map(ord, text[done:].translate(table)))
+        done = 0  # text[:done] is encoded
+        piece = mark = -1
+        j = 0
+        while j < len(bad) - 1:
+            first = bad[j]
+            i = bisect_right(starts, first) - 1
+            start, end = starts[i], starts[i + 1]
+            j += 1
+            if first + 1 >= end:
+                continue  # a seam between two pieces
+            last = first + 1  # the cluster is text[first : last + 1]
+            while bad[j] == last and last + 1 < end:
+                last += 1
+                j += 1
+            if i != piece:
+                if start > done:
+                    extend(map(ord, text[done:start].translate(table)))
+                    done = start
+                piece, mark = i, len(out)  # where piece i's tokens begin, should a cluster fail
+            if first > done:
+                extend(map(ord, text[done:first].translate(table)))
+            tokens = units[text[first : last + 1]]
+            fits = first == start or pairs[out[-1], tokens[0]]
+            if fits and last + 1 < end and not (bad[j] == last + 1 and last + 2 < end):
+                # (a cluster starting at last + 1 would check this seam itself)
+                fits = pairs[tokens[-1], ord(table[ord(text[last + 1])][0])]
+            if fits:
+                extend(tokens)
+                done = last + 1
+            else:
+                del out[mark:]
+                extend(piece_ids[pieces[i]])
+                done = end
+                while bad[j] < end:
+                    j += 1
+        extend(map(ord, text[done:].translate(table)))
         return out
 
     def compatible(self, left: int, right: int) -> bool:
@@ -294,14 +319,25 @@ class MergeEngine:
         return self.merge_bytes(left + right) == list(pair)
 
     def _inner_byte_pairs(self) -> bytearray:
-        """Flags for the 65,536 byte pairs: 1 where the pair occurs inside some token a merge makes."""
+        """Flags for the 65,536 byte pairs: 1 where the pair occurs inside some token a merge makes.
+
+        The token ``a + b`` holds the pairs inside ``a``, those inside ``b``, and ``a[-1], b[0]``; ``a`` and
+        ``b`` are single bytes or made by earlier merges, so each merge need add only its own junction
+        (plus the inside of an operand that no merge made, which ordinary vocabularies never have).
+        """
         if self._byte_pair_flags is None:
             flags = bytearray(1 << 16)
             token_bytes = self._token_bytes
-            for token_id in self._merged_ids:  # (a set of them would cost megabytes for a moment)
-                token = token_bytes[token_id]
-                for first, second in zip(token, token[1:]):
-                    flags[first << 8 | second] = 1
+            made = bytearray(max(token_bytes, default=0) + 1)
+            for token_id in self._merged_ids:
+                made[token_id] = 1
+            for left_id, right_id in self._pair_ranks:
+                left, right = token_bytes[left_id], token_bytes[right_id]
+                flags[left[-1] << 8 | right[0]] = 1
+                for operand_id, operand in ((left_id, left), (right_id, right)):
+                    if len(operand) > 1 and not made[operand_id]:
+                        for first, second in zip(operand, operand[1:]):
+                            flags[first << 8 | second] = 1
             self._byte_pair_flags = flags
         return self._byte_pair_flags
 

@@ -47,13 +47,36 @@ def test_long_pieces_match_naive_bpe_for_any_merge_order(choices, text) -> None:
     assert engine_tokens(tokenizer, text) == naive_bpe(text.encode("utf-8"), merges)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(choices=index_pairs, words=st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=12), min_size=40, max_size=90))
 def test_wide_text_path_matches_naive(choices, words) -> None:
     # Many pre-tokens of mostly 3-byte characters take Tokenizer's whole-text character path.
     text = " ".join(words) + "。\n"
     merges = random_merges(choices, ALPHABET + " 。\n")
     tokenizer = tokenizer_from_merges(merges)
+    assert engine_tokens(tokenizer, text) == naive_encode_tokens(text, merges)
+
+
+def kana_merges(*extra: tuple[str, str]) -> list[tuple[bytes, bytes]]:
+    """Merges that make あ, い and の whole tokens, then joins of whole kana."""
+    x = b"\xe3\x81"
+    merges = [(b"\xe3", b"\x81"), (x, b"\x82"), (x, b"\x84"), (x, b"\xae")]
+    return merges + [(left.encode(), right.encode()) for left, right in extra]
+
+
+@pytest.mark.parametrize(
+    ("merges", "word"),
+    [
+        (kana_merges(("あ", "い"), ("あい", "あ")), "あいあ"),  # the cluster "あい" then fuses with the next kana
+        (kana_merges(("あ", "い"), ("の", "あい")), "のあい"),  # ... or with the kana before it
+        (kana_merges(("あ", "い"), ("い", "の"), ("あい", "の")), "あいの"),  # overlapping clusters
+        (kana_merges(("あ", "い")), "のあいの"),  # a cluster that simply fits
+        (kana_merges(("あ", "い"), ("あい", "あ"), ("あ", " ")), "あいあ"),  # a bad seam between pieces too
+    ],
+)
+def test_wide_text_clusters_that_fit_and_that_fall_back(merges, word) -> None:
+    tokenizer = tokenizer_from_merges(merges)
+    text = " ".join([word, "の", word + word, "あい"] * 12) + word
     assert engine_tokens(tokenizer, text) == naive_encode_tokens(text, merges)
 
 
