@@ -353,3 +353,14 @@ def fold_points(plain: str, width: int) -> list[int]:
         used += cells
     return points
 
+
+def display_part(text: str, limit: int) -> str:
+    """The start of ``text`` to draw: whole lines up to ``limit`` characters (a cut mid-line if it must).
+
+    >>> display_part("ab\\ncd\\nef", 6)
+    'ab\\ncd\\n'
+    """
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    return text[: cut + 1] if cut > 0 else text[:limit]

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import hex_bytes, token_body
+from bpe_tui.render import display_part, hex_bytes, token_body
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
@@ -47,16 +47,9 @@ TYPING_DELAY = 0.2
 """Seconds of quiet after a keystroke before the typed text is encoded again."""
 
 
-def display_part(text: str, limit: int = DISPLAY_CHARS) -> str:
-    """The start of ``text`` to draw: whole lines up to ``limit`` characters (a cut mid-line if it must).
-
-    >>> display_part("ab\\ncd\\nef", 6)
-    'ab\\ncd\\n'
-    """
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n", 0, limit)
-    return text[: cut + 1] if cut > 0 else text[:limit]
+def shown(text: str) -> str:
+    """The part of ``text`` the pane draws (see ``DISPLAY_CHARS``)."""
+    return display_part(text, DISPLAY_CHARS)
 
 
 def detail_line(index: int, total: int, span: TokenSpan) -> Content:
@@ -188,7 +181,7 @@ class BoundariesScreen(Screen):
         self._encode_main()
         samples = self._samples()
         for view, name in zip(("en", "ja"), SIDE_BY_SIDE):
-            self._request(view, display_part(samples.get(name, "")))
+            self._request(view, shown(samples.get(name, "")))
         self._measure_samples(loaded)
 
     def _update_header(self) -> None:
@@ -196,7 +189,7 @@ class BoundariesScreen(Screen):
         name = loaded.name if loaded is not None else "no tokenizer"
         where = "typed text" if self.source == TYPED else f"{self.source} sample"
         if self.source != TYPED and len(self._samples().get(self.source, "")) > DISPLAY_CHARS:
-            where += f" (first {len(display_part(self._samples()[self.source])):,} characters)"
+            where += f" (first {len(shown(self._samples()[self.source])):,} characters)"
         if self.side_by_side:
             where = "english | japanese samples"
         self.query_one("#boundaries-header", Static).update(
@@ -205,8 +198,8 @@ class BoundariesScreen(Screen):
 
     def _main_text(self) -> str:
         if self.source == TYPED:
-            return self.query_one("#boundaries-input", Input).value
-        return display_part(self._samples().get(self.source, ""))
+            return shown(self.query_one("#boundaries-input", Input).value)
+        return shown(self._samples().get(self.source, ""))
 
     def _encode_main(self) -> None:
         self._request("main", self._main_text())

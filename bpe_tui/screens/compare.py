@@ -21,7 +21,7 @@ from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import render_token
+from bpe_tui.render import display_part, render_token
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
@@ -217,7 +217,10 @@ class CompareScreen(Screen):
             self.query_one("#compare-overlap", Static).update(Content.styled(hint, "dim"))
             return
         text = self.app.session.sample_texts().get(self.sample, "")  # type: ignore[attr-defined]
-        self._compare(key, chosen, text[:COMPARE_CHARS])
+        compared = display_part(text, COMPARE_CHARS)
+        cut = f"first {len(compared):,} of {len(text):,} characters" if len(compared) < len(text) else ""
+        self.query_one("#compare-scroll").border_title = cut
+        self._compare(key, chosen, compared)
 
     def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
         parts: list[str | tuple[str, str]] = [("compare", "bold"), f"  {self.sample} sample  "]

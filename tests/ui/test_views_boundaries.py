@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Static
 
-from bpe_tui.screens.boundaries import BoundariesScreen, display_part
+from bpe_tui.screens.boundaries import BoundariesScreen, shown
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
@@ -25,7 +25,7 @@ async def test_opens_on_the_english_sample() -> None:
         assert isinstance(screen, BoundariesScreen)
         assert screen.source == "english"
         main = screen.query_one("#boundaries-tokens", TokenView)
-        assert joined(main) == display_part(session.sample_texts()["english"]).encode()
+        assert joined(main) == shown(session.sample_texts()["english"]).encode()
         assert main.cursor == 0 and main.has_focus
         stats = screen.query_one(TextStatsTable)
         assert stats.row_count == 2
@@ -43,7 +43,7 @@ async def test_keys_cycle_samples_toggle_ids_and_side_by_side() -> None:
         await settle(pilot)
         assert screen.source == "japanese"
         main = screen.query_one("#boundaries-tokens", TokenView)
-        assert joined(main).decode() == display_part(app.session.sample_texts()["japanese"])
+        assert joined(main).decode() == shown(app.session.sample_texts()["japanese"])
         await pilot.press("i")
         assert all(view.show_ids for view in screen.query(TokenView))
         await pilot.press("v")
@@ -52,8 +52,8 @@ async def test_keys_cycle_samples_toggle_ids_and_side_by_side() -> None:
         english = screen.query_one("#boundaries-en-tokens", TokenView)
         japanese = screen.query_one("#boundaries-ja-tokens", TokenView)
         assert english.has_focus
-        assert joined(japanese).decode() == display_part(app.session.sample_texts()["japanese"])
-        assert joined(english).decode() == display_part(app.session.sample_texts()["english"])
+        assert joined(japanese).decode() == shown(app.session.sample_texts()["japanese"])
+        assert joined(english).decode() == shown(app.session.sample_texts()["english"])
 
 
 async def test_cursor_moves_and_describes_a_split_character() -> None:
