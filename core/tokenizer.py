@@ -28,8 +28,6 @@ PIECE_CACHE_LIMIT = 1 << 14
 """Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
 
 _HELD_PIECES = 3  # a streamed buffer's last pieces may still change; two suffice for GPT-2's pattern
-
-
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
@@ -139,6 +137,8 @@ class Tokenizer:
             )
         next_id = max(self.vocab) + 1
         self.special_tokens: list[str] = list(dict.fromkeys(special_tokens or ()))
+        if "" in self.special_tokens:
+            raise SettingsError("a special token is the empty string; every special token needs some text")
         self._special_ids: dict[str, int] = {}
         for token in self.special_tokens:
             data = token.encode("utf-8")
@@ -272,10 +272,6 @@ class Tokenizer:
         from core.spans import token_spans
 
         return token_spans(self, text)
-
-    def is_special_id(self, token_id: int) -> bool:
-        """Whether ``token_id`` is one of this tokenizer's special tokens."""
-        return token_id in self._special_ids.values()
 
     def _encode_certain_prefix(self, buffer: str) -> tuple[list[int], str]:
         """Encode the part of ``buffer`` that no following text can change; return its ids and the rest.
@@ -414,6 +410,10 @@ class Tokenizer:
                 f"token id {token_id!r} (position {position}) is not in the vocabulary; "
                 f"valid ids are 0..{max(self.vocab)}"
             )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled as its model (for worker processes): caches and compiled patterns are rebuilt, not sent.
+        return (Tokenizer.from_model, (self.model,))
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocab_size={len(self.vocab)}, merges={len(self.merges)}, special_tokens={self.special_tokens})"

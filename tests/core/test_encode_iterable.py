@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import collections
-import copy
 import io
 import itertools
 import random
 import tracemalloc
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,11 +25,14 @@ FRAGMENTS = [" ", "  ", "\t", "\n", "\n\n", "\r\n", "'", "'l", "l", "ve", "s", "
 texts = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=60).map("".join)
 
 
-def streaming(tokenizer: Tokenizer, block: int) -> Tokenizer:
-    """A copy that tries to cut after every ``block`` characters (sharing the caches)."""
-    clone = copy.copy(tokenizer)
-    clone.stream_block_chars = block
-    return clone
+@contextmanager
+def streaming(tokenizer: Tokenizer, block: int) -> Iterator[Tokenizer]:
+    """The tokenizer set to try a cut after every ``block`` characters (so small tests cut often)."""
+    tokenizer.stream_block_chars = block
+    try:
+        yield tokenizer
+    finally:
+        del tokenizer.stream_block_chars
 
 
 def chunked(text: str, cuts: list[int]) -> list[str]:
@@ -40,22 +43,22 @@ def chunked(text: str, cuts: list[int]) -> list[str]:
 @settings(max_examples=400, deadline=None)
 @given(text=texts, cuts=st.lists(st.integers(0, 200), max_size=12), block=st.sampled_from([1, 2, 5, 64]))
 def test_any_chunking_equals_encode(text, cuts, block) -> None:
-    tok = streaming(small_tokenizer([EOT, DOUBLE]), block)
-    assert list(tok.encode_iterable(chunked(text, cuts))) == tok.encode(text)
+    with streaming(small_tokenizer([EOT, DOUBLE]), block) as tok:
+        assert list(tok.encode_iterable(chunked(text, cuts))) == tok.encode(text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(text=texts)
 def test_one_character_chunks_equal_encode(text) -> None:
-    tok = streaming(small_tokenizer([EOT, DOUBLE]), 1)
-    assert list(tok.encode_iterable(iter(text))) == tok.encode(text)
+    with streaming(small_tokenizer([EOT, DOUBLE]), 1) as tok:
+        assert list(tok.encode_iterable(iter(text))) == tok.encode(text)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts, cuts=st.lists(st.integers(0, 200), max_size=12))
 def test_any_chunking_equals_encode_gpt2(shared_data, text, cuts) -> None:
-    tok = streaming(gpt2_tokenizer(shared_data), 1)
-    assert list(tok.encode_iterable(chunked(text, cuts))) == tok.encode(text)
+    with streaming(gpt2_tokenizer(shared_data), 1) as tok:
+        assert list(tok.encode_iterable(chunked(text, cuts))) == tok.encode(text)
 
 
 @pytest.mark.parametrize(
@@ -72,20 +75,20 @@ def test_any_chunking_equals_encode_gpt2(shared_data, text, cuts) -> None:
     ],
 )
 def test_straddling_cases(chunks) -> None:
-    tok = streaming(small_tokenizer([EOT, DOUBLE]), 1)
-    assert list(tok.encode_iterable(chunks)) == tok.encode("".join(chunks))
+    with streaming(small_tokenizer([EOT, DOUBLE]), 1) as tok:
+        assert list(tok.encode_iterable(chunks)) == tok.encode("".join(chunks))
 
 
 def test_double_special_token_across_chunks_is_one_id() -> None:
-    tok = streaming(small_tokenizer([EOT, DOUBLE]), 1)
-    ids = list(tok.encode_iterable(["a" + EOT, EOT, "b"]))
+    with streaming(small_tokenizer([EOT, DOUBLE]), 1) as tok:
+        ids = list(tok.encode_iterable(["a" + EOT, EOT, "b"]))
     assert tok.special_token_ids[DOUBLE] in ids and tok.special_token_ids[EOT] not in ids
 
 
 def test_a_piece_longer_than_the_block_still_encodes_whole() -> None:
-    tok = streaming(small_tokenizer(), 16)
     text = "a" * 1001 + " " * 300 + "の" * 200
-    assert list(tok.encode_iterable(text[i : i + 10] for i in range(0, len(text), 10))) == tok.encode(text)
+    with streaming(small_tokenizer(), 16) as tok:
+        assert list(tok.encode_iterable(text[i : i + 10] for i in range(0, len(text), 10))) == tok.encode(text)
 
 
 def test_file_lines_and_random_chunks_of_real_text(shared_data) -> None:
@@ -95,7 +98,8 @@ def test_file_lines_and_random_chunks_of_real_text(shared_data) -> None:
     assert list(tok.encode_iterable(io.StringIO(text))) == expected
     rng = random.Random(7)
     cuts = sorted(rng.randrange(len(text)) for _ in range(400))
-    assert list(streaming(tok, 1000).encode_iterable(chunked(text, cuts))) == expected
+    with streaming(tok, 1000):
+        assert list(tok.encode_iterable(chunked(text, cuts))) == expected
 
 
 SENTENCES = [

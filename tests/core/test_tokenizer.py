@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -134,6 +136,19 @@ def test_surrogates_encode_as_replacement_characters() -> None:
     assert tok.encode(text) == expected
     assert tok.encode_ordinary(text) == tok.encode_ordinary("a\ufffdb\ufffd" + EOT)
     assert list(tok.encode_iterable(["a\ud800", "b\udfff<|endof", "text|>"])) == expected
+
+
+def test_pickles_as_its_model() -> None:
+    tok = small_tokenizer([EOT, "<new>"])
+    again = pickle.loads(pickle.dumps(tok))
+    text = "the low の<new>" + EOT
+    assert again.encode(text) == tok.encode(text) and again.special_token_ids == tok.special_token_ids
+    assert again.vocab == tok.vocab and again.merges == tok.merges
+
+
+def test_empty_special_token_is_rejected() -> None:
+    with pytest.raises(SettingsError, match="empty"):
+        small_tokenizer([""])
 
 
 def test_vocab_must_hold_every_byte_and_merges_known_tokens() -> None:
