@@ -27,7 +27,6 @@ from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
 from core.merge_tree import MergeIndex
-from core.model import BPEModel
 from core.patterns import GPT2_PATTERN
 from core.vocab_stats import longest_tokens, vocab_split
 
@@ -58,9 +57,8 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     return Content.assemble(*parts)
 
 
-def longest_content(model: BPEModel, count: int = LONGEST) -> Content:
-    """The longest tokens, one a line: byte length, id and the token made safe."""
-    rows = longest_tokens(model, count)
+def longest_content(rows: list[tuple[int, bytes]]) -> Content:
+    """The longest tokens (from ``longest_tokens``), one a line: byte length, id and the token made safe."""
     if not rows:
         return Content.styled("(empty vocabulary)", "dim")
     return Content("\n").join(
@@ -105,6 +103,7 @@ class InspectorScreen(Screen):
         rows: list[VocabRow]
         index: MergeIndex
         digest: str
+        longest: list[tuple[int, bytes]]
 
     @dataclass
     class FilterApplied(Message, bubble=False):
@@ -170,7 +169,7 @@ class InspectorScreen(Screen):
             return
         summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
-        self.query_one("#longest-tokens", Static).update(longest_content(loaded.model))
+        self.query_one("#longest-tokens", Static).update("")
         self._specials = frozenset(token.encode("utf-8") for token in loaded.model.special_tokens)
         self._build(loaded)
 
@@ -182,11 +181,12 @@ class InspectorScreen(Screen):
             index = MergeIndex(loaded.model)
             rows = build_rows(loaded.model, index)
             digest = fingerprint(loaded.model)
+            longest = longest_tokens(loaded.model, LONGEST)
         except Exception as error:  # noqa: BLE001 - shown as a notification, never a traceback
             self.post_message(self.BuildFailed(f"could not read the vocabulary: {error}"))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.VocabularyBuilt(id(loaded), rows, index, digest))
+            self.post_message(self.VocabularyBuilt(id(loaded), rows, index, digest, longest))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="inspector-filter")
     def _filter(self, key: int, rows: list[VocabRow], query: str) -> None:
@@ -202,6 +202,7 @@ class InspectorScreen(Screen):
             return
         self._rows, self._index = message.rows, message.index
         self.query_one("#inspector-summary", Static).update(summary_content(self._loaded, message.digest))
+        self.query_one("#longest-tokens", Static).update(longest_content(message.longest))
         table = self.query_one(VocabTable)
         table.set_rows(message.rows, self._specials)
         first_merge = next((position for position, row in enumerate(message.rows) if row.rank is not None), None)
