@@ -200,6 +200,10 @@ class CompareScreen(Screen):
 
     def _request(self) -> None:
         """Start a comparison for the current choice and sample, unless it is the one already shown."""
+        samples = self.app.session.sample_texts()  # type: ignore[attr-defined]
+        if samples and self.sample not in samples:
+            self.sample = next(iter(samples))  # the watcher comes back here
+            return
         tokenizers = self._session_tokenizers()
         chosen = [tokenizers[index] for index in self._chosen if index < len(tokenizers)]
         key = (tuple(id(loaded) for loaded in chosen), self.sample)
@@ -216,7 +220,7 @@ class CompareScreen(Screen):
             )
             self.query_one("#compare-overlap", Static).update(Content.styled(hint, "dim"))
             return
-        text = self.app.session.sample_texts().get(self.sample, "")  # type: ignore[attr-defined]
+        text = samples.get(self.sample, "")
         compared = display_part(text, COMPARE_CHARS)
         cut = f"first {len(compared):,} of {len(text):,} characters" if len(compared) < len(text) else ""
         self.query_one("#compare-scroll").border_title = cut
