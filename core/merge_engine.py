@@ -10,7 +10,8 @@ Three ways to get there, all giving that exact result:
 * :func:`merge_heap` keeps a heap of pair ranks over a linked list of positions with lazy invalidation,
   O(n log n) in the piece length, for long byte strings;
 * :meth:`MergeEngine.encode_piece` encodes long pieces by *units* (a character, or a run of ASCII or of
-  one repeated character) taken from a cache, then checks each seam. It rests on a property of BPE:
+  one repeated character) taken from a cache, then checks each seam; :meth:`MergeEngine.encode_text`
+  does the same for a whole text of wide characters at once. Both rest on a property of BPE:
   a token sequence is the BPE encoding of its bytes exactly when every adjacent pair ``(a, b)`` is
   *compatible*, i.e. encoding ``bytes(a) + bytes(b)`` gives back ``[a, b]`` (a merge across a seam in the
   whole piece would also happen in that pair alone, since ranks are global). So unit encodings glued at
@@ -23,9 +24,9 @@ Three ways to get there, all giving that exact result:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
-from bisect import bisect_right
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, not_
 from typing import Any
@@ -127,7 +128,9 @@ class BoundedMemo(dict):  # type: ignore[type-arg]
 
     __slots__ = ("_compute", "_limit", "_keep")
 
-    def __init__(self, compute: Callable[[Any], Any], limit: int = CACHE_LIMIT, keep: Callable[[Any], bool] | None = None):
+    def __init__(
+        self, compute: Callable[[Any], Any], limit: int = CACHE_LIMIT, keep: Callable[[Any], bool] | None = None
+    ) -> None:
         super().__init__()
         self._compute = compute
         self._limit = limit

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 PIECE_CACHE_LIMIT = 1 << 14
 """Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
 
+_SPLIT_CHARS = 1 << 20  # longer special-free text is pre-tokenised in slices of this many characters
 _HELD_PIECES = 3  # a streamed buffer's last pieces may still change; two suffice for GPT-2's pattern
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -294,12 +295,18 @@ class Tokenizer:
                 start = match.end()
             if start >= end:
                 return out, buffer[start:]
-        pieces = self._split(buffer[start:end])
+        ids, cut = self._encode_settled(buffer, start, end)
+        out += ids
+        return out, buffer[cut:]
+
+    def _encode_settled(self, text: str, start: int, end: int) -> tuple[list[int], int]:
+        """Ids of ``text[start:cut]``, the longest prefix of ``text[start:end]`` whose pre-tokens cannot
+        change whatever follows ``end`` (all but the last few), and ``cut``; ``text[start]`` must begin one."""
+        pieces = self._split(text[start:end])
         if len(pieces) > _HELD_PIECES and sum(map(len, pieces)) == end - start:
             cut = end - sum(map(len, pieces[-_HELD_PIECES:]))
-            out += self._encode_split(buffer[start:cut], pieces[:-_HELD_PIECES])
-            return out, buffer[cut:]
-        return out, buffer[start:]
+            return self._encode_split(text[start:cut], pieces[:-_HELD_PIECES]), cut
+        return [], start
 
     def _special_re(self, tokens: Set[str]):  # -> regex.Pattern
         key = frozenset(tokens)
@@ -329,7 +336,17 @@ class Tokenizer:
         return out
 
     def _encode_plain(self, text: str) -> list[int]:
-        return self._encode_split(text, self._split(text))
+        if len(text) <= _SPLIT_CHARS:
+            return self._encode_split(text, self._split(text))
+        # A huge text is pre-tokenised a slice at a time, so its pieces are never all in memory at once.
+        out: list[int] = []
+        start, size = 0, _SPLIT_CHARS
+        while len(text) - start > size:
+            ids, cut = self._encode_settled(text, start, start + size)
+            out += ids
+            size = _SPLIT_CHARS if cut > start else 2 * size  # one piece longer than the slice: widen
+            start = cut
+        return out + self._encode_split(text[start:], self._split(text[start:]))
 
     def _encode_split(self, text: str, pieces: list[str]) -> list[int]:
         """Ids for ``text`` without special tokens, given its pre-tokens."""
@@ -416,4 +433,7 @@ class Tokenizer:
         return (Tokenizer.from_model, (self.model,))
 
     def __repr__(self) -> str:
-        return f"Tokenizer(vocab_size={len(self.vocab)}, merges={len(self.merges)}, special_tokens={self.special_tokens})"
+        return (
+            f"Tokenizer(vocab_size={len(self.vocab)}, merges={len(self.merges)}, "
+            f"special_tokens={self.special_tokens})"
+        )

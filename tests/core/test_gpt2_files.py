@@ -1,4 +1,4 @@
-"""GPT-2 vocab.json + merges.txt: the real files load, and every kind of bad file gets one line naming file and line."""
+"""GPT-2 vocab.json + merges.txt: the real files load; every kind of bad file gets one line naming file and line."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def test_reads_a_small_pair(tmp_path) -> None:
 
 
 def test_reads_gpt2_release(shared_data) -> None:
-    vocab, merges = read_gpt2_files(shared_data / "cs336" / "gpt2_vocab.json", shared_data / "cs336" / "gpt2_merges.txt")
+    cs336 = shared_data / "cs336"
+    vocab, merges = read_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
     assert len(vocab) == 50257 and len(merges) == 50000
     assert vocab[50256] == b"<|endoftext|>" and vocab[220] == b" " and merges[0] == (b" ", b"t")
 

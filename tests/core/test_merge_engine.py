@@ -48,7 +48,7 @@ def test_long_pieces_match_naive_bpe_for_any_merge_order(choices, text) -> None:
 
 
 @settings(max_examples=120, deadline=None)
-@given(choices=index_pairs, words=st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=12), min_size=40, max_size=90))
+@given(choices=index_pairs, words=st.lists(st.text(ALPHABET, min_size=1, max_size=12), min_size=40, max_size=90))
 def test_wide_text_path_matches_naive(choices, words) -> None:
     # Many pre-tokens of mostly 3-byte characters take Tokenizer's whole-text character path.
     text = " ".join(words) + "。\n"

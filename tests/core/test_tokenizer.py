@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core.tokenizer
 from core.errors import BPEError, SettingsError
 from core.fast_split import splitter_for
 from core.model import BPEModel
@@ -16,7 +17,8 @@ from core.tokenizer import DisallowedSpecialTokenError, InvalidTokenIdError, Tok
 from tests.core.tokenizer_cases import EOT, SMALL_MERGES, byte_vocab, naive_encode_tokens, small_tokenizer
 
 DOUBLE = EOT + EOT
-FIXED_TEXTS = ["", "a", "é", "の", "🙂", "👩‍👩‍👧", "日本語のテキストです。", "\x00\x01\x1f\x7f", "\r\n\t\x0b\x0c", "the the  low\n\n\n"]
+FIXED_TEXTS = ["", "a", "é", "の", "🙂", "👩‍👩‍👧", "日本語のテキストです。", "\x00\x01\x1f\x7f", "\r\n\t\x0b\x0c",
+               "the the  low\n\n\n"]
 
 
 def test_encode_applies_merges_by_rank() -> None:
@@ -47,7 +49,8 @@ def test_overlapping_special_tokens_longest_wins_and_are_never_split() -> None:
     ids = tok.encode("the" + DOUBLE + " the" + EOT)
     assert ids[1] == double and ids[-1] == eot
     assert tok.decode(ids) == "the" + DOUBLE + " the" + EOT
-    assert tok.decode_tokens_bytes(ids) == naive_encode_tokens("the" + DOUBLE + " the" + EOT, SMALL_MERGES, [EOT, DOUBLE])
+    expected = naive_encode_tokens("the" + DOUBLE + " the" + EOT, SMALL_MERGES, [EOT, DOUBLE])
+    assert tok.decode_tokens_bytes(ids) == expected
 
 
 def test_text_around_special_tokens_is_pre_tokenised_as_separate_documents() -> None:
@@ -127,6 +130,17 @@ def test_round_trip_any_text(text) -> None:
     tok = small_tokenizer([EOT])
     assert tok.decode(tok.encode(text)) == text
     assert tok.decode_tokens_bytes(tok.encode(text)) == naive_encode_tokens(text, SMALL_MERGES, [EOT])
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "aa", " ", "  ", "\n", "'", "l", "の", "the", EOT]), max_size=80).map("".join))
+def test_huge_text_is_split_in_slices_with_the_same_result(text) -> None:
+    tok = small_tokenizer([EOT])
+    expected = naive_encode_tokens(text, SMALL_MERGES, [EOT])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.tokenizer, "_SPLIT_CHARS", 7)  # every special-free stretch counts as huge
+        assert tok.decode_tokens_bytes(tok.encode(text)) == expected
+        assert tok.decode_tokens_bytes(tok.encode_ordinary(text)) == naive_encode_tokens(text, SMALL_MERGES)
 
 
 def test_surrogates_encode_as_replacement_characters() -> None:
