@@ -36,6 +36,9 @@ BATCH_SECONDS = 0.05
 MEASURE_SECONDS = 1.0
 """How often the child re-measures bytes/token of the samples with the tokenizer so far."""
 
+CHILD_NICENESS = 5
+"""How much the training process lowers its scheduling priority (its pool workers inherit it)."""
+
 MEASURE_MAX_CHARS = 20_000
 """Samples are cut to this length before measuring, so a measurement costs the trainer little."""
 
@@ -121,6 +124,12 @@ def _measured(model: BPEModel, texts: Sequence[tuple[str, str]]) -> list[Samples
 def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
     """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
     _silence_output()
+    try:
+        # The trainer and its pool use every core they get; a lower priority keeps the app's keys and
+        # redraws prompt when cores are short, at little cost to the run when they are not.
+        os.nice(CHILD_NICENESS)
+    except OSError:
+        pass
     from core.errors import BPEError
     from core.train import TrainingRun
 

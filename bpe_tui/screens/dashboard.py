@@ -168,6 +168,7 @@ class DashboardScreen(Screen):
     def on_training_runner_finished(self, message: TrainingRunner.Finished) -> None:
         if self._stale(message):
             return
+        self.query_one(MergeTable).flush()
         model = message.model
         self._model = model
         label = message.spec.label or model.name
@@ -187,6 +188,7 @@ class DashboardScreen(Screen):
     def on_training_runner_failed(self, message: TrainingRunner.Failed) -> None:
         if self._stale(message):
             return
+        self.query_one(MergeTable).flush()
         self.query_one(ProgressPanel).show_outcome("failed", complete=False)
         self.refresh_bindings()
         self.notify(message.message, title="Training failed", severity="error", timeout=10, markup=False)
@@ -194,6 +196,7 @@ class DashboardScreen(Screen):
     def on_training_runner_stopped(self, message: TrainingRunner.Stopped) -> None:
         if self._stale(message):
             return
+        self.query_one(MergeTable).flush()
         self.query_one(ProgressPanel).show_outcome("stopped", complete=False)
         self.refresh_bindings()
         self.notify(

@@ -6,6 +6,7 @@ parses string cells as markup and a token such as ``[b]`` would be eaten.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 
 from rich.text import Text
@@ -30,7 +31,15 @@ def merge_row(merge: MergeMade) -> tuple[Text, ...]:
 
 
 class MergeTable(DataTable):
-    """The latest merges, newest at the bottom; keeps the last ``max_rows`` so memory stays flat."""
+    """The latest merges, newest at the bottom, appended in batches and never rebuilt per merge.
+
+    A fast run makes thousands of merges a second, far more than a ``DataTable`` can take or anyone can
+    read: every row added shifts and redraws the visible ones, and ``remove_row`` costs time in proportion
+    to the table. So merges are buffered and added ``flush_seconds`` apart, at most ``per_flush`` of the
+    newest each time (the rank column then skips ahead, which is honest about what is shown). Once the
+    table holds ``2 * keep`` rows it is cut back to the newest ``keep`` in one go, at most once every few
+    seconds. Every merge still reaches the counters and the sparkline.
+    """
 
     DEFAULT_CSS = "MergeTable { height: 1fr; }"
 
@@ -46,27 +55,44 @@ class MergeTable(DataTable):
     """(label, width): token columns have fixed widths so one long token cannot push the counts off screen;
     ``2nd`` is the runner-up pair's count, equal to ``count`` when the tie rule decided."""
 
-    def __init__(self, *, max_rows: int = 2000, id: str | None = None) -> None:
+    def __init__(
+        self, *, keep: int = 500, per_flush: int = 40, flush_seconds: float = 0.5, id: str | None = None
+    ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.max_rows = max_rows
-        self._first_rank = 0
+        self.keep = keep
+        self.per_flush = per_flush
+        self.flush_seconds = flush_seconds
+        self._pending: deque[MergeMade] = deque(maxlen=per_flush)
+        self._shown: deque[MergeMade] = deque(maxlen=keep)
 
     def on_mount(self) -> None:
         for label, width in self.COLUMNS:
             self.add_column(label, width=width)
+        self.set_interval(self.flush_seconds, self.flush)
 
     def reset(self) -> None:
         """Forget all rows (a new run starts)."""
         self.clear()
-        self._first_rank = 0
+        self._pending.clear()
+        self._shown.clear()
 
     def append(self, merges: Iterable[MergeMade]) -> None:
-        """Add a batch of merges; follows the newest row unless the user moved the cursor up."""
+        """Queue a batch of merges; the newest ``per_flush`` are added at the next flush."""
+        self._pending.extend(merges)
+
+    def flush(self) -> None:
+        """Add the queued merges now (the dashboard calls this when a run ends, so the last ones show)."""
+        if not self._pending:
+            return
         following = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        for merge in merges:
+        batch = list(self._pending)
+        self._pending.clear()
+        self._shown.extend(batch)
+        if self.row_count + len(batch) > 2 * self.keep:
+            self.clear()
+            batch = list(self._shown)
+            following = True
+        for merge in batch:
             self.add_row(*merge_row(merge), key=str(merge.rank))
-        while self.row_count > self.max_rows:
-            self.remove_row(str(self._first_rank))
-            self._first_rank += 1
-        if following and self.row_count:
+        if following:
             self.move_cursor(row=self.row_count - 1, animate=False)
