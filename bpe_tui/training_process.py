@@ -305,13 +305,32 @@ class TrainingProcess:
         if process.is_alive():
             process.kill()
             process.join(timeout=1.0)
-        _, alive = psutil.wait_procs(children, timeout=1.0)
-        for child in alive:
+        for child in _still_running(children, timeout=1.0):
             try:
                 child.kill()
             except psutil.Error:
                 pass
         _live.discard(self)
+
+
+def _still_running(processes: list[psutil.Process], *, timeout: float) -> list[psutil.Process]:
+    """Wait up to ``timeout`` for ``processes`` to end; return those still running.
+
+    A zombie counts as ended: orphaned pool workers are reaped by init, which in a container may never
+    happen, and ``psutil.wait_procs`` would wait out the whole timeout for them.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        running = []
+        for process in processes:
+            try:
+                if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                    running.append(process)
+            except psutil.Error:
+                pass
+        if not running or time.monotonic() >= deadline:
+            return running
+        time.sleep(0.02)
 
 
 class ReplaySource:

@@ -88,13 +88,14 @@ async def test_train_on_a_sample_then_save(tmp_path: Path) -> None:
 
 
 def big_corpus(path: Path, megabytes: float) -> Path:
+    """Random words over 26 letters: so many distinct pairs that training to a big vocab takes many seconds."""
     rng = random.Random(7)
-    syllables = ["ka", "to", "ri", "mu", "sen", "lo", "pa", "qui", "dor", "ne", "sha", "vel"]
-    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(20_000)]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(60_000)]
     lines = []
     size = 0
     while size < megabytes * 1_000_000:
-        line = " ".join(rng.choice(words) for _ in range(14)) + "\n"
+        line = " ".join(rng.choice(words) for _ in range(12)) + "\n"
         lines.append(line)
         size += len(line)
     path.write_text("".join(lines), encoding="utf-8")
@@ -102,12 +103,12 @@ def big_corpus(path: Path, megabytes: float) -> Path:
 
 
 async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Path) -> None:
-    corpus = big_corpus(tmp_path / "big.txt", 3)
+    corpus = big_corpus(tmp_path / "big.txt", 2)
     before = set(tmp_path.iterdir())
     seen: list[Message] = []
     app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await train(pilot, 20000, workers=2)
+        await train(pilot, 30000, workers=2)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
         dashboard = app.screen
         ended = [m for m in seen if isinstance(m, TrainingRunner.Ended)]
@@ -158,11 +159,11 @@ async def test_a_corpus_the_trainer_rejects_fails_with_a_notification(tmp_path: 
 
 
 async def test_quitting_mid_run_leaves_no_process_behind(tmp_path: Path) -> None:
-    corpus = big_corpus(tmp_path / "big.txt", 3)
+    corpus = big_corpus(tmp_path / "big.txt", 2)
     seen: list[Message] = []
     app = corpus_app(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await train(pilot, 20000)
+        await train(pilot, 30000)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
         pid = app.screen.runner.pid  # type: ignore[attr-defined]
         family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
