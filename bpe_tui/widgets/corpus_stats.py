@@ -10,7 +10,7 @@ from core.script_mix import SCRIPTS
 
 from bpe_tui.widgets.progress_panel import human_bytes
 
-BAR_WIDTH = 12
+BAR_WIDTH = 10
 
 
 def share_bar(share: float, width: int = BAR_WIDTH) -> str:
@@ -38,7 +38,7 @@ def stats_content(stats: CorpusStats) -> Content:
             f"  {human_bytes(stats.size)} · {_count(stats.lines, 'line')} · "
             f"{_count(stats.documents, 'document')}{done}",
         ),
-        Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}", "dim"),
+        Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}  {'':<{BAR_WIDTH}}", "dim"),
     ]
     mix = stats.mix
     for script in SCRIPTS:
@@ -47,7 +47,8 @@ def stats_content(stats: CorpusStats) -> Content:
             Content.assemble(
                 f"{script:<7} {chars:>6.1%}  ",
                 (share_bar(chars), "$accent"),
-                f" {nbytes:>6.1%}",
+                f" {nbytes:>6.1%}  ",
+                (share_bar(nbytes), "$secondary"),
             )
         )
     notes = []
