@@ -87,8 +87,13 @@ def launch_app(argv: list[str]) -> int:
         tokenizer_paths=tokenizers,
         train_on_start=not args.no_train,
         start_mode=start_mode,
-        theme=args.theme,
     )
+    if args.theme is not None:
+        if args.theme not in app.available_themes:
+            names = ", ".join(sorted(app.available_themes))
+            print(f"bpe-tui: error: no theme {args.theme!r}; choose one of: {names}", file=sys.stderr)
+            return 2
+        app.theme = args.theme
     app.run()
     if len(corpora) > 1:
         print(f"bpe-tui: note: only the first corpus ({corpora[0]}) was opened", file=sys.stderr)

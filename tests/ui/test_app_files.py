@@ -40,6 +40,12 @@ def test_unknown_option_is_one_line_and_status_2(capsys: pytest.CaptureFixture[s
     assert err.count("\n") == 1 and err.startswith("bpe-tui: error:")
 
 
+def test_unknown_theme_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert launch_app(["--no-train", "--theme", "no-such-theme"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no-such-theme" in err and "textual-dark" in err
+
+
 def test_paths_are_sorted_into_tokenizers_and_corpora(tokenizer_file: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{ not json", encoding="utf-8")
