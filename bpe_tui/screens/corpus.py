@@ -27,6 +27,13 @@ from bpe_tui.widgets.training_form import TrainingForm
 PREVIEW_BYTES = 4096
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 class CorpusTree(DirectoryTree):
     """A directory tree without hidden files (a corpus is rarely in ``.git``)."""
 
@@ -101,7 +108,7 @@ class CorpusScreen(Screen):
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         entry = event.node.data
         path = getattr(entry, "path", None)
-        if isinstance(path, Path) and path.is_file():
+        if isinstance(path, Path) and _is_file(path):
             self.app.session.set_corpus(path)  # type: ignore[attr-defined]
 
     @on(DirectoryTree.FileSelected, "#tree")

@@ -57,7 +57,10 @@ class PathDialog(ModalScreen[Path | None]):
     def accept(self) -> None:
         value = self.query_one("#path-input", Input).value.strip()
         path = Path(value).expanduser()
-        problem = self._problem(path)
+        try:
+            problem = self._problem(path)
+        except OSError as error:  # e.g. a name too long for the file system
+            problem = f"{path}: {error.strerror or error}"
         if problem is not None:
             self.query_one("#path-error", Static).update(Content(problem))
             return

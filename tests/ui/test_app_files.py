@@ -138,3 +138,16 @@ async def test_names_with_markup_characters_are_shown_as_text(tmp_path: Path, to
         await pilot.press("escape")
         await pilot.pause()
         assert app.is_running
+
+
+async def test_open_dialog_explains_an_impossible_path(tmp_path: Path) -> None:
+    app = make_app(session=make_session(), start_mode="stepper")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one(Input).value = str(tmp_path / ("x" * 400))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog and app.is_running
