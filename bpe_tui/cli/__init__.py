@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bpe-tui",
         description="Train, watch and inspect byte-level BPE tokenizers. With no command, opens the app.",
+        epilog="bpe-tui [PATH...] [--theme NAME] [--no-train] opens the app on tokenizer and corpus files.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
