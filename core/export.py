@@ -325,26 +325,26 @@ def _encoded_chunks(
     pool = ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_init_worker,
                                initargs=(local if forking else model,))
     pending: deque[tuple[int, int, Future[bytes] | bytes]] = deque()
-    queued = 0  # futures in ``pending``
     limit = 4 * workers  # chunks held at once, whoever encodes them: bounds memory
     exhausted = False
     try:
         while True:
-            while not exhausted and queued < 2 * (workers - 1) and len(pending) < limit:
-                item = next(ranges, None)
-                if item is None:
-                    exhausted = True
-                    break
-                pending.append((*item, pool.submit(_encode_job, (str(path), *item, dtype))))
-                queued += 1
             while pending and _ready(pending[0][2]):
-                queued -= isinstance(pending[0][2], Future)
                 yield _result(pending.popleft())
             if exhausted and not pending:
                 return
+            # Refill before anything else, so a worker never idles while this process encodes a chunk.
+            unfinished = sum(1 for *_, outcome in pending if not _ready(outcome))
+            while not exhausted and unfinished < 2 * (workers - 1) and len(pending) < limit:
+                item = next(ranges, None)
+                if item is None:
+                    exhausted = True
+                else:
+                    pending.append((*item, pool.submit(_encode_job, (str(path), *item, dtype))))
+                    unfinished += 1
             if exhausted or len(pending) >= limit:
-                queued -= isinstance(pending[0][2], Future)
-                yield _result(pending.popleft())  # nothing else to do: wait for the oldest chunk
+                if pending:
+                    yield _result(pending.popleft())  # nothing else to do: wait for the oldest chunk
                 continue
             item = next(ranges, None)
             if item is None:
