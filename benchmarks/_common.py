@@ -272,6 +272,13 @@ def verdict(value: float | None, target: float, *, at_most: bool, unit: str = "x
 
 # --- printing ------------------------------------------------------------------------------------------
 
+def print_errors(label: str, sides: dict[str, dict[str, Any]]) -> None:
+    """One note line for each distinct error or timeout of the sides of one case."""
+    for name, side in sides.items():
+        for error in side.get("errors", []):
+            print(f"  note: {name} on {label}: {side['status']}: {error}")
+
+
 def fmt_s(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds:.2f} s"
 
@@ -311,7 +318,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 def parser(description: str, *, default_runs: int = 3) -> argparse.ArgumentParser:
     """The options every benchmark shares: ``--runs``, ``--quick``, extra corpus files, load waiting, output."""
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("corpora", nargs="*", type=Path, help="extra corpus files to include")
+    # Resolved here: the children run in a temporary directory.
+    p.add_argument("corpora", nargs="*", type=lambda s: Path(s).resolve(), help="extra corpus files to include")
     p.add_argument("--runs", type=int, default=default_runs, help=f"runs per measurement, median taken (default {default_runs})")
     p.add_argument("--quick", action="store_true", help="fewer cases and one run: a check that everything works")
     p.add_argument("--wait-load", type=float, default=0.0, metavar="SECONDS",

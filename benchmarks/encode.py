@@ -226,9 +226,7 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
           "\n cold = first encode on a fresh tokenizer, warm = second; ratios = medians of per-round ratios to "
           "\n tiktoken's first pass; regex = the GPT-2 pattern alone, the floor for a pure-Python encoder)")
     for case in cases:
-        for encoder, side in case["sides"].items():
-            for error in side.get("errors", []):
-                print(f"  note: {encoder} on {case['text']}: {side['status']}: {error}")
+        c.print_errors(case["text"], case["sides"])
     verdicts = []
     for case in cases:
         if case["text"] in TARGETS:

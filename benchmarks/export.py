@@ -113,6 +113,8 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
                    "status"], rows))
     print("\n(export = export_corpus alone, median; process = whole child incl. start-up and loading the GPT-2 "
           "\n vocab; RSS/PSS = peak over the process tree)")
+    for case in cases:
+        c.print_errors(case["corpus"], case["sides"])
     verdicts = []
     for case in cases:
         if case["workers"] > 1:

@@ -124,6 +124,8 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
           "\n every 20 ms; PSS = the same with shared copy-on-write pages counted once (HF is one process, so"
           "\n its PSS is its RSS); maxrss = kernel ru_maxrss of the main process; ratios = medians of per-round"
           "\n ratios; speed-up = 1-worker time / all-cores time)")
+    for case in cases:
+        c.print_errors(f"{case['corpus']} (vocab {case['vocab_size']:,})", case["sides"])
     verdicts = []
     for case in cases:
         if case["vocab_size"] != TARGET_VOCAB:

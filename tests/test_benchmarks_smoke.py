@@ -135,5 +135,5 @@ def test_scaling_benchmark(corpus, capsys):
     assert first["status"] == second["status"] == "ok"
     assert second["bytes"] == 2 * first["bytes"] + len(SPECIAL) and result["unique_pretokens"] > 0
     assert first["time_vs_1x"] == 1.0 and second["s_per_mb"] > 0
-    assert len(scaling.report(result)) == 2
+    assert len(scaling.report(result)) == 3
     json.dumps(result)
