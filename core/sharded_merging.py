@@ -52,16 +52,21 @@ class ShardedMerger:
         self._connections: list[Connection] = []
         self._processes = []
         try:
+            # This process also picks merges and sums the deltas, so it takes two shares of the pre-tokens
+            # and each worker three: measured on Japanese, both sides then finish a merge at about the same time.
+            shares = 2 + 3 * (workers - 1)
             for k in range(1, workers):
+                first = 2 + 3 * (k - 1)
+                mine = [item for offset in range(first, first + 3) for item in items[offset::shares]]
                 parent_end, child_end = context.Pipe()
                 process = context.Process(
-                    target=_serve_shard, args=(child_end, items[k::workers]), name=f"bpe-shard-{k}", daemon=True
+                    target=_serve_shard, args=(child_end, mine), name=f"bpe-shard-{k}", daemon=True
                 )
                 process.start()
                 child_end.close()
                 self._connections.append(parent_end)
                 self._processes.append(process)
-            self.shard = WordShard(items[0::workers])
+            self.shard = WordShard(items[0::shares] + items[1::shares])
             del items
             counts = self.shard.count_pairs()
             for conn in self._connections:
