@@ -404,7 +404,7 @@ def save(name: str, payload: dict[str, Any], *, enabled: bool = True) -> Path | 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}-{stamp}.json"
-    body = {"benchmark": name, "timestamp": stamp, "machine": machine(), **payload,
+    body = {"benchmark": name, "timestamp": stamp, "machine": payload.get("machine") or machine(), **payload,
             "loadavg_end": list(os.getloadavg())}
     path.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     return path
@@ -414,7 +414,8 @@ def start(args: argparse.Namespace) -> dict[str, Any]:
     """Wait for a quiet machine if asked, print the load, and return the header fields of the results."""
     load = wait_for_quiet(args.wait_load, args.max_load) if args.wait_load > 0 else os.getloadavg()[0]
     print(f"load average at start: {load:.2f} (1 min) on {os.cpu_count()} cores", flush=True)
-    return {"runs": args.runs, "quick": args.quick, "loadavg_start": list(os.getloadavg())}
+    # Taken now, not at the end: the git commit and core/ digest must be those of the code measured.
+    return {"machine": machine(), "runs": args.runs, "quick": args.quick, "loadavg_start": list(os.getloadavg())}
 
 
 def progress(message: str) -> None:
