@@ -310,12 +310,6 @@ def _encoded_chunks(
     from core.tokenizer import Tokenizer
 
     local = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.from_model(model)
-    first = next(ranges, None)
-    if first is None:
-        return
-    # The first chunk is encoded before any worker exists: forked workers then inherit a warm piece cache
-    # instead of each paying for the corpus's common words again.
-    yield first[0], first[1], encode_range(local, path, first[0], first[1], dtype)
     if workers == 1:
         for start, end in ranges:
             yield start, end, encode_range(local, path, start, end, dtype)
