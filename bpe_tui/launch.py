@@ -64,7 +64,24 @@ def sort_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
         if not path.exists():
             raise UsageError(f"{path}: no such file or directory")
         (tokenizers if is_tokenizer_path(path) else corpora).append(path.resolve())
-    return tokenizers, corpora
+    return _one_per_gpt2_pair(tokenizers), corpora
+
+
+def _one_per_gpt2_pair(paths: list[Path]) -> list[Path]:
+    """Keep one of a GPT-2 ``vocab.json`` + ``merges.txt`` pair named together: they are one tokenizer.
+
+    Either file loads the pair (the loader finds its partner in the same folder), so naming both would
+    otherwise open the same tokenizer twice.
+    """
+    kept: list[Path] = []
+    pair_folders: set[Path] = set()
+    for path in paths:
+        if path.is_file() and (path.name.endswith("merges.txt") or path.name.endswith("vocab.json")):
+            if path.parent in pair_folders:
+                continue
+            pair_folders.add(path.parent)
+        kept.append(path)
+    return kept
 
 
 def launch_app(argv: list[str]) -> int:
