@@ -17,6 +17,8 @@ import pytest
 
 from bpe_tui.__main__ import main
 from bpe_tui.cli import train as train_cli
+from bpe_tui.cli.train_display import LiveReporter, PlainReporter, TrainingStats, show_token
+from bpe_tui.cli.train_events import event_record
 from core.byte_alphabet import decode_bytes
 from core.events import MergeMade, PhaseProgress, TrainingFinished
 from core.formats import load_tokenizer
@@ -107,8 +109,8 @@ class FakeClock:
         return self.now
 
 
-def stats(clock: FakeClock) -> train_cli.TrainingStats:
-    return train_cli.TrainingStats(clock=clock, probe=FrozenProbe(), kernel_peak=lambda: 0)
+def stats(clock: FakeClock) -> TrainingStats:
+    return TrainingStats(clock=clock, probe=FrozenProbe(), kernel_peak=lambda: 0)
 
 
 # ------------------------------------------------------------------------------------------ training works
@@ -376,7 +378,7 @@ def _merge(rank: int, left: bytes = b"a", right: bytes = b"b") -> MergeMade:
 def test_plain_reporter_escapes_tokens_and_reports_memory() -> None:
     clock = FakeClock()
     stream = io.StringIO()
-    reporter = train_cli.PlainReporter(stats(clock), stream)
+    reporter = PlainReporter(stats(clock), stream)
     for event in (PhaseProgress("reading", 0, 1000), PhaseProgress("reading", 1000, 1000),
                   PhaseProgress("counting", 0, 12), PhaseProgress("counting", 12, 12), PhaseProgress("merging", 0, 20)):
         clock.now += 1
@@ -403,7 +405,7 @@ def test_live_reporter_redraws_at_most_ten_times_a_second() -> None:
     clock = FakeClock()
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=100)
-    reporter = train_cli.LiveReporter(
+    reporter = LiveReporter(
         stats(clock), screen, corpus=Path("c.txt"), output=Path("c.json"), console=console
     )
     with reporter:
@@ -421,13 +423,13 @@ def test_live_reporter_redraws_at_most_ten_times_a_second() -> None:
 
 
 def test_show_token_is_one_safe_line() -> None:
-    assert train_cli.show_token(b"\r\n\t ") == "\\r↵→·"
-    assert train_cli.show_token("日本語".encode()[:-1]) == "日本\\xe8\\xaa"
-    assert train_cli.show_token(b"x" * 100, limit=8) == "xxxxxxx…"
+    assert show_token(b"\r\n\t ") == "\\r↵→·"
+    assert show_token("日本語".encode()[:-1]) == "日本\\xe8\\xaa"
+    assert show_token(b"x" * 100, limit=8) == "xxxxxxx…"
 
 
 def test_finished_event_record_omits_the_model() -> None:
     run = TrainingRun.from_text("low low low lower lower newest", 259)
     finished = [e for e in run.events() if isinstance(e, TrainingFinished)][0]
-    assert train_cli.event_record(finished) == {"event": "finished", "reason": "vocab_size", "merges": 3,
-                                                "vocab_size": 259}
+    assert event_record(finished) == {"event": "finished", "reason": "vocab_size", "merges": 3,
+                                      "vocab_size": 259}

@@ -1,0 +1,95 @@
+"""The events file of ``bpe-tui train --events``: every training event as one JSON object a line.
+
+The first line says what the file is and how the run was set up; then one line per event. The file is
+written to a temporary name and renamed into place only when its ``with`` block ends without error, so a
+failed or interrupted run leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from core.byte_alphabet import encode_bytes
+from core.events import MergeMade, PhaseProgress, TrainingEvent
+from core.formats.atomic import atomic_open
+from core.train import TrainingRun
+
+EVENTS_FORMAT = "bpe-tui-events"
+EVENTS_VERSION = 1
+
+
+@contextlib.contextmanager
+def events_file(path: Path | None, training: TrainingRun) -> Iterator[BinaryIO | None]:
+    """Open the events file at ``path`` atomically and write its start line; ``None`` when there is no path.
+
+    Raises:
+        OutputError: the file cannot be written (also when the block ends, at the rename).
+    """
+    if path is None:
+        yield None
+        return
+    with atomic_open(path) as sink:
+        sink.write(_json_line(start_record(training)))
+        yield sink
+
+
+def write_event(sink: BinaryIO, event: TrainingEvent) -> None:
+    """Append one event to an open events file."""
+    sink.write(_json_line(event_record(event)))
+
+
+def start_record(training: TrainingRun) -> dict[str, Any]:
+    """The events file's first line: what it is and the settings of the run."""
+    return {
+        "event": "start",
+        "format": EVENTS_FORMAT,
+        "version": EVENTS_VERSION,
+        "corpus": str(training.path),
+        "vocab_size": training.vocab_size,
+        "special_tokens": list(training.special_tokens),
+        "min_frequency": training.min_frequency,
+        "errors": training.errors,
+        "pattern": training.pattern,
+    }
+
+
+def event_record(event: TrainingEvent) -> dict[str, Any]:
+    """One event as a JSON-ready dict. Merged tokens are given twice: in GPT-2's byte alphabet (readable,
+    as in ``vocab.json``) and in hex (needs no table). Records hold no times, so the same run gives the
+    same lines.
+
+    >>> record = event_record(MergeMade(0, b" ", b"t", 256, 90, 80, False))
+    >>> record["event"], record["new_id"], record["left"], record["left_hex"], record["right"], record["count"]
+    ('merge', 256, 'Ġ', '20', 't', 90)
+    >>> event_record(PhaseProgress("reading", 10, 20))
+    {'event': 'phase', 'phase': 'reading', 'done': 10, 'total': 20}
+    """
+    if isinstance(event, MergeMade):
+        return {
+            "event": "merge",
+            "rank": event.rank,
+            "new_id": event.new_id,
+            "left": encode_bytes(event.left),
+            "right": encode_bytes(event.right),
+            "left_hex": event.left.hex(),
+            "right_hex": event.right.hex(),
+            "count": event.count,
+            "runner_up_count": event.runner_up_count,
+            "won_tie": event.won_tie,
+        }
+    if isinstance(event, PhaseProgress):
+        return {"event": "phase", "phase": event.phase, "done": event.done, "total": event.total}
+    return {
+        "event": "finished",
+        "reason": event.reason,
+        "merges": len(event.model.merges),
+        "vocab_size": event.model.vocab_size,
+    }
+
+
+def _json_line(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
