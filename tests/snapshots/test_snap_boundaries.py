@@ -5,22 +5,12 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.app_harness import SIZE, make_app, ready
+from tests.ui.app_harness import SIZE, after_keys, make_app, ready
 from tests.ui.views_harness import bilingual_800, session_with
 
 
 def boundaries_app():
     return make_app(session=session_with(bilingual_800()), start_mode="boundaries")
-
-
-def _after(*keys: str):
-    async def run_before(pilot: Pilot) -> None:
-        await ready(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await ready(pilot)
-
-    return run_before
 
 
 def test_boundaries_english(snap_compare) -> None:
@@ -29,12 +19,12 @@ def test_boundaries_english(snap_compare) -> None:
 
 def test_boundaries_japanese_with_ids(snap_compare) -> None:
     # Five tokens in: the cursor sits on a token that splits a kanji, so the detail line shows its bytes.
-    run_before = _after("s", "i", "right", "right", "right", "right")
+    run_before = after_keys("s", "i", "right", "right", "right", "right")
     assert snap_compare(boundaries_app(), terminal_size=SIZE, run_before=run_before)
 
 
 def test_boundaries_english_beside_japanese(snap_compare) -> None:
-    assert snap_compare(boundaries_app(), terminal_size=SIZE, run_before=_after("v"))
+    assert snap_compare(boundaries_app(), terminal_size=SIZE, run_before=after_keys("v"))
 
 
 def test_boundaries_typed_text_at_80x24(snap_compare) -> None:

@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from textual.pilot import Pilot
-
-from tests.ui.app_harness import SIZE, make_app, ready
+from tests.ui.app_harness import SIZE, after_keys, make_app
 
 
 def test_help_screen(snap_compare) -> None:
-    async def run_before(pilot: Pilot) -> None:
-        await ready(pilot)
-        await pilot.press("f1")
-        await ready(pilot)
-
-    assert snap_compare(make_app(start_mode="stepper"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(start_mode="stepper"), terminal_size=SIZE, run_before=after_keys("f1"))

@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from textual.pilot import Pilot
-
-from tests.ui.app_harness import SIZE, make_app, ready
-
-
-def _after(*keys: str):
-    async def run_before(pilot: Pilot) -> None:
-        await ready(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await ready(pilot)
-
-    return run_before
+from tests.ui.app_harness import SIZE, after_keys, make_app, ready
 
 
 def test_stepper_start(snap_compare) -> None:
@@ -23,10 +11,10 @@ def test_stepper_start(snap_compare) -> None:
 
 def test_stepper_after_three_steps(snap_compare) -> None:
     app = make_app(start_mode="stepper")
-    assert snap_compare(app, terminal_size=SIZE, run_before=_after("right", "right", "right"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_keys("right", "right", "right"))
 
 
 def test_stepper_japanese_after_twenty_merges(snap_compare) -> None:
     app = make_app(start_mode="stepper")
-    run_before = _after("c", "c", "pagedown", "pagedown")
+    run_before = after_keys("c", "c", "pagedown", "pagedown")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

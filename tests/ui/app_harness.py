@@ -6,7 +6,7 @@ for the training process wherever the test is about what the UI shows rather tha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -152,3 +152,15 @@ async def ready(pilot: Pilot) -> None:
     await tree_loaded(pilot)
     pilot.app.clear_notifications()
     await pilot.pause()
+
+
+def after_keys(*keys: str) -> Callable[[Pilot], Awaitable[None]]:
+    """A ``run_before`` for snapshot tests: get ready, then press each key and get ready again after it."""
+
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await ready(pilot)
+
+    return run_before
