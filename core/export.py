@@ -48,6 +48,7 @@ HEADER_BYTES = 128
 _WHITESPACE_BYTES = b" \n\t\r\x0b\x0c"
 _WHITESPACE = regex.compile(r"\s")
 _SEARCH_BLOCK = 1 << 16
+_MIN_TAPERED = 1 << 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,13 +153,14 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], *, whit
 
 
 def chunk_ranges(
-    path: Path, special_tokens: list[str], pattern: str, chunk_bytes: int
+    path: Path, special_tokens: list[str], pattern: str, chunk_bytes: int, *, taper: int = 0
 ) -> Iterator[tuple[int, int]]:
     """Byte ranges ``(start, end)`` covering ``path`` in order, each ending at a safe cut near ``chunk_bytes``.
 
     Reads only a window around each target offset. A chunk grows past ``chunk_bytes`` until a safe cut
     turns up, so a file with none (one huge pre-token, or a custom pattern and no special tokens) is one
-    chunk.
+    chunk. With ``taper = k``, chunks shrink to ``remaining // k`` towards the end (down to 16 KiB), so
+    parallel workers finish together instead of one waiting for another's last big chunk.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "c.txt"; _ = path.write_bytes(b"one two  three")
@@ -172,7 +174,8 @@ def chunk_ranges(
     start = 0
     with open(path, "rb") as handle:
         while start < size:
-            lo = start + chunk_bytes
+            target = chunk_bytes if not taper else min(chunk_bytes, max((size - start) // taper, _MIN_TAPERED))
+            lo = start + target
             cut = None
             while cut is None and lo < size:
                 base = max(0, lo - margin)
@@ -275,8 +278,9 @@ def export_events(
     model: BPEModel = getattr(tokenizer, "model", tokenizer)
     size = path.stat().st_size
     dtype = id_dtype(model)
+    taper = 0 if chunk_bytes or workers == 1 else 2 * workers
     chunk_bytes = chunk_bytes or default_chunk_bytes(size, workers)
-    ranges = chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes)
+    ranges = chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, taper=taper)
     chunks = _encoded_chunks(path, ranges, tokenizer, model, dtype, workers)
     tokens = done = 0
     try:
