@@ -168,7 +168,7 @@ class TrainingRun:
             return
         unique = len(word_counts)
         yield PhaseProgress("counting", 0, unique)
-        self._merger = make_merger(word_counts, self.vocab, self.workers)
+        self._merger = make_merger(word_counts, self.vocab, self.workers, self._planned_merges())
         del word_counts
         try:
             yield PhaseProgress("counting", unique, unique)
@@ -231,12 +231,16 @@ class TrainingRun:
                 pool.join()
         word_counts.update(counts)
 
-    def _merge(self, merger: PairMerger) -> Iterator[TrainingEvent]:
-        """Merge until the vocabulary is full; returns why it stopped (``None`` if cancelled)."""
+    def _planned_merges(self) -> int:
+        """How many merges the run will make at most (vocab size, or ``max_merges``, whichever is less)."""
         target = self.vocab_size - len(self.vocab)
         if self.max_merges is not None:
             target = min(target, self.max_merges - len(self.merges))
-        target = max(target, 0)
+        return max(target, 0)
+
+    def _merge(self, merger: PairMerger) -> Iterator[TrainingEvent]:
+        """Merge until the vocabulary is full; returns why it stopped (``None`` if cancelled)."""
+        target = self._planned_merges()
         yield PhaseProgress("merging", 0, target)
         for _ in range(target):
             if self.cancelled:

@@ -46,3 +46,23 @@ def test_sharded_workers_stop_on_close(samples_dir: Path) -> None:
     assert processes and all(p.is_alive() for p in processes)
     engine.close()
     assert not any(p.is_alive() for p in processes)
+
+
+def test_sharding_only_when_merges_are_expensive() -> None:
+    """Many short words and many merges: a round trip per merge would cost more than the work it splits."""
+    from core.sharded_merging import SHARDED_MIN_UNIQUE, make_merger
+
+    base = {i: bytes([i]) for i in range(256)}
+    short = {f"w{i:06d}": 1 for i in range(SHARDED_MIN_UNIQUE)}  # 7 characters each
+    engine = make_merger(short, dict(base), 2, merges=20_000)
+    try:
+        assert isinstance(engine, PairMerger)
+    finally:
+        engine.close()
+    engine = make_merger(short, dict(base), 2, merges=40)
+    try:
+        assert isinstance(engine, ShardedMerger)
+    finally:
+        engine.close()
+    engine = make_merger(short, dict(base), 1, merges=40)
+    assert isinstance(engine, PairMerger)
