@@ -10,11 +10,13 @@ pickling, and count their pairs in parallel.
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from core.merging import PairMerger, PairQueue, WordShard
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 SHARDED_MIN_UNIQUE = 40_000
 """Unique pre-tokens from which sharding pays: below it, a round trip per merge costs more than it saves."""
@@ -51,6 +53,8 @@ class ShardedMerger:
 
     def __init__(self, word_counts: dict[str, int], vocab: dict[int, bytes], workers: int) -> None:
         items = list(word_counts.items())
+        import multiprocessing  # here, not at the top: only large corpora shard
+
         context = multiprocessing.get_context("fork")
         self._connections: list[Connection] = []
         self._processes = []

@@ -14,7 +14,6 @@ CLI iterate the same events. The work is split in three phases:
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import threading
 from collections import Counter
@@ -214,6 +213,8 @@ class TrainingRun:
                     return
             self._corpus_sha256 = file_sha256(self.path)
         else:
+            import multiprocessing  # here, not at the top: most runs never start workers
+
             context = multiprocessing.get_context("fork")
             pool = context.Pool(min(self.workers, len(jobs)), initializer=ignore_interrupts)
             try:
