@@ -48,8 +48,12 @@ def _serve_shard(conn: Connection, word_counts: list[tuple[str, int]]) -> None:
     conn.close()
 
 
-class ShardedMerger:
-    """The ``PairMerger`` interface, with the pre-tokens split between this process and ``workers - 1`` others."""
+class ShardedMerger(PairMerger):
+    """A ``PairMerger`` whose pre-tokens are split between this process and ``workers - 1`` others.
+
+    It builds its own shard and queue (so it does not call ``PairMerger.__init__``) and inherits the
+    queue-side methods; only applying a merge and closing differ.
+    """
 
     def __init__(self, word_counts: dict[str, int], vocab: dict[int, bytes], workers: int) -> None:
         items = list(word_counts.items())
@@ -83,12 +87,6 @@ class ShardedMerger:
             self.close()
             raise
         self.queue = PairQueue(counts, vocab)
-
-    def top_pairs(self, n: int) -> list[tuple[str, int]]:
-        return self.queue.top_pairs(n)
-
-    def pop_best(self) -> tuple[str, int, int] | None:
-        return self.queue.pop_best()
 
     def apply(self, pair: str, new_id: int) -> None:
         """Send the merge to every worker, do this process's share meanwhile, then sum the deltas."""
