@@ -89,13 +89,15 @@ class TrainingRun:
         pattern: str = GPT2_PATTERN,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
         self.path = check_corpus_path(input_path) if input_path is not None else None
         self.text = text
         self.vocab_size = vocab_size
         self.special_tokens = list(special_tokens)
-        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+        self.workers = workers if workers is not None else (os.cpu_count() or 1)
         self.min_frequency = min_frequency
         self.errors = errors
         self.max_merges = max_merges

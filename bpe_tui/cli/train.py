@@ -100,8 +100,6 @@ def train_command(
     import bpe_tui.render  # noqa: F401
 
     stream = stderr if stderr is not None else sys.stderr
-    if args.workers is not None and args.workers < 1:
-        raise SettingsError(f"--workers {args.workers} must be at least 1")
     training = TrainingRun(
         args.corpus,
         args.vocab_size,

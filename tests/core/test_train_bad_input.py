@@ -13,7 +13,7 @@ import pytest
 from naive_bpe import train_naive
 
 from core.errors import BPEError, CorpusError, SettingsError
-from core.train import PARALLEL_MIN_BYTES, train_bpe
+from core.train import PARALLEL_MIN_BYTES, TrainingRun, train_bpe
 
 SPECIAL = "<|endoftext|>"
 
@@ -143,3 +143,9 @@ def test_duplicate_special_tokens_are_refused(samples_dir: Path) -> None:
         train_bpe(samples_dir / "toy.txt", 300, ["<|pad|>", SPECIAL, "<|pad|>"])
     message = error_of(caught)
     assert "<|pad|>" in message and "twice" in message
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_workers_below_one_is_refused(samples_dir, workers) -> None:
+    with pytest.raises(SettingsError, match="at least 1"):
+        TrainingRun(samples_dir / "toy.txt", 300, [], workers=workers)
