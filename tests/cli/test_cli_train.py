@@ -319,20 +319,23 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_corpus(tmp_path_factory.mktemp("corpus") / "big.txt")
 
 
-def test_sigint_while_merging_leaves_no_files(big_corpus: Path, tmp_path: Path) -> None:
-    """SIGINT to the process group, as a terminal's Ctrl-C sends it: the merge shard workers get it too."""
+def interrupt_training(corpus: Path, tmp_path: Path, wait_prefix: str, *extra: str) -> tuple[Path, list[str]]:
+    """Start a long training in its own session, send SIGINT to the whole group once a line starting with
+    ``wait_prefix`` appears (as a terminal's Ctrl-C does), assert exit 130, and return (output folder,
+    stderr lines)."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bpe_tui", "train", str(big_corpus), "--vocab-size", "50000", "--workers", "2",
-         "-o", str(out_dir / "big.json"), "--events", str(out_dir / "big.jsonl")],
+        [sys.executable, "-m", "bpe_tui", "train", str(corpus), "--vocab-size", "50000", "--workers", "2",
+         "-o", str(out_dir / "big.json"), *(arg.format(out=out_dir) for arg in extra)],
         cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )
     watcher = StderrWatcher(proc)
     try:
-        assert watcher.wait_for("merging: up to"), "".join(watcher.lines)
-        assert os.listdir(out_dir) != []  # the events file's temporary file exists while training
+        assert watcher.wait_for(wait_prefix), "".join(watcher.lines)
+        if extra:
+            assert os.listdir(out_dir) != []  # the events file's temporary file exists while training
         os.killpg(proc.pid, signal.SIGINT)
         assert proc.wait(timeout=20) == 130
     finally:
@@ -340,31 +343,19 @@ def test_sigint_while_merging_leaves_no_files(big_corpus: Path, tmp_path: Path) 
     lines = watcher.rest()
     assert lines[-1] == "bpe-tui train: interrupted; nothing was written\n"
     assert all(line.startswith(("reading:", "counting:", "merging:")) for line in lines[:-1]), lines
+    return out_dir, lines
+
+
+def test_sigint_while_merging_leaves_no_files(big_corpus: Path, tmp_path: Path) -> None:
+    """SIGINT to the process group, as a terminal's Ctrl-C sends it: the merge shard workers get it too."""
+    out_dir, lines = interrupt_training(big_corpus, tmp_path, "merging: up to", "--events", "{out}/big.jsonl")
     assert not any(ESC in line for line in lines)
     assert os.listdir(out_dir) == []
 
 
 def test_ctrl_c_to_the_process_group_while_reading_in_workers_is_one_line(big_corpus: Path, tmp_path: Path) -> None:
     """A terminal's Ctrl-C reaches the pre-tokenising workers too; they must not print tracebacks."""
-    corpus = big_corpus
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bpe_tui", "train", str(corpus), "--vocab-size", "50000", "--workers", "2",
-         "-o", str(out_dir / "big.json")],
-        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
-    watcher = StderrWatcher(proc)
-    try:
-        assert watcher.wait_for("reading:"), "".join(watcher.lines)
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=20) == 130
-    finally:
-        proc.kill()
-    lines = watcher.rest()
-    assert lines[-1] == "bpe-tui train: interrupted; nothing was written\n"
-    assert all(line.startswith(("reading:", "counting:", "merging:")) for line in lines[:-1]), lines
+    out_dir, _ = interrupt_training(big_corpus, tmp_path, "reading:")
     assert os.listdir(out_dir) == []
 
 
