@@ -1,26 +1,47 @@
 """The merge engine behind training: pair counts kept up to date incrementally as merges are applied.
 
 Each unique pre-token is stored as a ``str`` with one character per token id (``chr(id)``), so the hot
-operations run in C: ``str.replace`` applies a merge to a pre-token left to right, exactly as BPE does,
-``str.find`` locates occurrences, and a pair is the 2-character slice ``word[i:i + 2]``, a cheap dict key.
-
-The work is split in two: a ``WordShard`` holds pre-tokens and turns a merge into count deltas, and a
-``PairQueue`` holds the global counts and the heap that picks the next merge. ``PairMerger`` joins one of
-each in this process; ``core.sharded_merging`` spreads the shards over processes for large corpora.
+operations run in C. A merge that touches many pre-tokens joins them into one string (with a separator
+that is never a token), and one ``split`` on the pair yields every occurrence at once, in the order
+``str.replace`` merges them: the last character of each piece is an occurrence's left neighbour and the
+first character of the next piece its right neighbour. Counting those neighbours gives the change in every
+pair's count with no Python-level loop over occurrences. A merge that touches only a few pre-tokens walks
+them in Python, which is cheaper than setting up the joined string.
 
 An index maps each pair to the pre-tokens it occurs in. It is only ever appended to, so it may list a
-pre-token that no longer has the pair (or list it twice); a C-level ``find`` skips those.
+pre-token that no longer has the pair (or list it twice); a C-level ``str.count`` filters those out.
+
+Most pairs a merge creates are rare (in Japanese two thirds of them occur once) and never become the best
+pair. A pair can only gain occurrences in the merge that makes the younger of its two tokens, and the best
+count can only fall from merge to merge. So a pair made with a count under ``COLD_BELOW`` is left "cold":
+not counted, not indexed and not in the heap. Many runs end before the best count falls that low; a run
+that gets there recounts every pair from the pre-tokens once and goes on with all of them.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable
+from itertools import chain, compress, islice, repeat
+from operator import concat, itemgetter, not_
 
 _REVERSE_LATIN1 = {i: 256 - i for i in range(256)}
 
-MAX_TOKEN_ID = 0x10FFFF
-"""Token ids are stored as characters, so a vocabulary can hold at most 1,114,112 tokens."""
+MAX_TOKEN_ID = 0x10FFFE
+"""Token ids are stored as characters, so a vocabulary can hold at most 1,114,111 tokens."""
+
+_SEPARATOR = chr(0x10FFFF)
+"""Goes between pre-tokens when they are joined for a merge: above every token id, so never a token."""
+
+FEW_WORDS = 64
+"""Up to this many pre-tokens, a merge loops over occurrences in Python instead of joining them."""
+
+COLD_BELOW = 8
+"""Pairs made with a count under this are left out until the best count falls below it."""
+
+_last_char = itemgetter(slice(-1, None))
+_first_char = itemgetter(slice(0, 1))
 
 
 def descending_key(token: bytes) -> str:
@@ -35,138 +56,242 @@ def descending_key(token: bytes) -> str:
     return token.decode("latin-1").translate(_REVERSE_LATIN1) + chr(257)
 
 
-class WordShard:
-    """Some unique pre-tokens, as strings of token characters, with an index of where each pair occurs."""
+def _pairs(word: str) -> map:
+    """Each adjacent pair of token characters in ``word``, as 2-character strings, made in C."""
+    return map(concat, word, islice(word, 1, None))
 
-    def __init__(self, word_counts: list[tuple[str, int]]) -> None:
-        self.words: list[str] = []
-        self.freqs: list[int] = []
+
+class WordStore:
+    """The unique pre-tokens, as strings of token characters, with an index of where each pair occurs.
+
+    ``index_from`` is the smallest count a newly made pair needs to be indexed (see ``COLD_BELOW``).
+    """
+
+    def __init__(self, word_counts: dict[str, int]) -> None:
+        # byte b -> chr(b): ids 0-255 are the bytes
+        self.words = [piece.encode("utf-8").decode("latin-1") for piece in word_counts]
+        self.freqs = list(word_counts.values())
+        self.index_from = 1
         self._where: defaultdict[str, list[int]] = defaultdict(list)
-        self._word_counts = word_counts
 
-    def count_pairs(self) -> dict[str, int]:
-        """Build the words and the index; return each adjacent pair's count, weighted by frequency."""
-        words, freqs = self.words, self.freqs
+    def recount(self) -> dict[str, int]:
+        """Count every pair in the pre-tokens as they are now (weighted by frequency) and index them all."""
+        where = self._where = defaultdict(list)
         singles: list[str] = []  # pairs of words seen once, counted in C by Counter at the end
         counts: dict[str, int] = {}
-        index_of = self._where
-        for index, (piece, freq) in enumerate(self._word_counts):
-            word = piece.encode("utf-8").decode("latin-1")  # byte b -> chr(b): ids 0-255 are the bytes
-            words.append(word)
-            freqs.append(freq)
-            pairs = [word[i : i + 2] for i in range(len(word) - 1)]
+        get = counts.get
+        for index, (word, freq) in enumerate(zip(self.words, self.freqs)):
+            pairs = list(_pairs(word))
             if freq == 1:
                 singles.extend(pairs)
             else:
-                get = counts.get
                 for pair in pairs:
                     counts[pair] = get(pair, 0) + freq
-            for pair in set(pairs):
-                index_of[pair].append(index)
-        self._word_counts = []
+            deque(map(list.append, map(where.__getitem__, set(pairs)), repeat(index)), 0)
         for pair, n in Counter(singles).items():
-            counts[pair] = counts.get(pair, 0) + n
+            counts[pair] = get(pair, 0) + n
         return counts
 
-    def merge(self, pair: str, new: str) -> dict[str, int]:
+    def merge(self, pair: str, new: str) -> defaultdict[str, int]:
         """Replace ``pair`` by the token character ``new`` everywhere; return the change in each pair's count.
 
-        One pass over the occurrences in each old pre-token gives both sides of the change. In ``a b a b``
-        the pair (b, a) between two adjacent occurrences is removed once (as the first one's right
-        neighbour) and (new, new) is added once (as the second one's left neighbour). The merged pair
-        itself may appear in the result; the caller drops it.
+        In ``a b a b`` the pair (b, a) between the two occurrences is removed once and (new, new) is added
+        once. The merged pair itself may appear in the result; the caller drops it.
         """
-        words, freqs, where = self.words, self.freqs, self._where
-        # Pre-tokens seen once (most of them, in Japanese) pool their changed pairs in two lists that
-        # Counter tallies in C; the others go through a dict weighted by their frequency.
-        removed: list[str] = []
-        added: list[str] = []
-        weighted: defaultdict[str, int] = defaultdict(int)
-        for index in dict.fromkeys(where.pop(pair, ())):
+        ids = list(dict.fromkeys(self._where.pop(pair, ())))
+        if len(ids) <= FEW_WORDS:
+            return self._merge_few(pair, new, ids)
+        return self._merge_many(pair, new, ids)
+
+    def _merge_few(self, pair: str, new: str, ids: list[int]) -> defaultdict[str, int]:
+        words, freqs = self.words, self.freqs
+        deltas: defaultdict[str, int] = defaultdict(int)
+        made: list[tuple[str, int]] = []  # (new pair, pre-token): indexed once its total count is known
+        for index in ids:
             word = words[index]
             at = word.find(pair)
             if at == -1:
                 continue
-            plus: list[str] = []
-            minus: list[str] = []
+            freq = freqs[index]
             n = len(word)
             end_of_last = -1
             while at != -1:
                 if at > 0:
-                    if at == end_of_last:
-                        plus.append(new + new)
+                    if at == end_of_last:  # touches the previous occurrence, where (b, a) was counted
+                        key = new + new
                     else:
-                        minus.append(word[at - 1 : at + 1])
-                        plus.append(word[at - 1] + new)
+                        deltas[word[at - 1 : at + 1]] -= freq
+                        key = word[at - 1] + new
+                    deltas[key] += freq
+                    made.append((key, index))
                 end_of_last = at + 2
                 if end_of_last < n:
-                    minus.append(word[at + 1 : at + 3])
+                    deltas[word[at + 1 : at + 3]] -= freq
                     if not word.startswith(pair, end_of_last):
-                        plus.append(new + word[end_of_last])
+                        key = new + word[end_of_last]
+                        deltas[key] += freq
+                        made.append((key, index))
                 at = word.find(pair, end_of_last)
             words[index] = word.replace(pair, new)
-            for key in plus:
+        least, where = self.index_from, self._where
+        for key, index in made:
+            if deltas[key] >= least:
                 where[key].append(index)
-            freq = freqs[index]
-            if freq == 1:
-                added += plus
-                removed += minus
+        return deltas
+
+    def _merge_many(self, pair: str, new: str, ids: list[int]) -> defaultdict[str, int]:
+        olds = list(map(self.words.__getitem__, ids))
+        counts = list(map(str.count, olds, repeat(pair)))  # 0 where the index is out of date
+        freqs = self.freqs
+        once = list(map((1).__eq__, map(freqs.__getitem__, ids)))
+        lefts_tally: Counter[str] = Counter()
+        rights_tally: Counter[str] = Counter()
+        found = []
+        # Pre-tokens seen once (most of them, in Japanese) are tallied by Counter in C; the others need a
+        # weight per occurrence.
+        for selector, weighted in ((once, False), (list(map(not_, once)), True)):
+            selector = list(map(all, zip(selector, counts)))
+            group = list(compress(ids, selector))
+            if not group:
+                continue
+            lefts, rights = self._rewrite(pair, new, group, list(compress(olds, selector)))
+            owners = list(chain.from_iterable(map(repeat, group, compress(counts, selector))))
+            found.append((lefts, rights, owners))
+            if weighted:
+                lefts_get, rights_get = lefts_tally.get, rights_tally.get
+                for left, right, freq in zip(lefts, rights, map(freqs.__getitem__, owners)):
+                    lefts_tally[left] = lefts_get(left, 0) + freq
+                    rights_tally[right] = rights_get(right, 0) + freq
             else:
-                for key in plus:
-                    weighted[key] += freq
-                for key in minus:
-                    weighted[key] -= freq
-        if added:
-            for key, n in Counter(added).items():
-                weighted[key] += n
-        if removed:
-            for key, n in Counter(removed).items():
-                weighted[key] -= n
-        return weighted
+                lefts_tally.update(lefts)
+                rights_tally.update(rights)
+        deltas = self._deltas(pair, new, lefts_tally, rights_tally)
+        for lefts, rights, owners in found:
+            self._index_new_pairs(new, deltas, lefts, rights, owners)
+        return deltas
+
+    def _rewrite(self, pair: str, new: str, ids: list[int], olds: list[str]) -> tuple[list[str], list[str]]:
+        """Merge ``pair`` in the pre-tokens ``ids``; return each occurrence's left and right neighbour.
+
+        A neighbour is a token character, the separator (the occurrence starts or ends its pre-token),
+        or ``""`` (the occurrence touches the next one, as in ``a b a b``).
+        """
+        pieces = (_SEPARATOR + _SEPARATOR.join(olds) + _SEPARATOR).split(pair)
+        deque(map(self.words.__setitem__, ids, new.join(pieces)[1:-1].split(_SEPARATOR)), 0)
+        lefts = list(map(_last_char, islice(pieces, len(pieces) - 1)))
+        return lefts, list(map(_first_char, islice(pieces, 1, None)))
+
+    @staticmethod
+    def _deltas(pair: str, new: str, lefts: Counter[str], rights: Counter[str]) -> defaultdict[str, int]:
+        first, second = pair
+        deltas: defaultdict[str, int] = defaultdict(int)
+        for left, n in lefts.items():
+            if left and left != _SEPARATOR:  # "" is the second of two touching occurrences: see rights
+                deltas[left + new] += n
+                deltas[left + first] -= n
+        for right, n in rights.items():
+            if right == _SEPARATOR:
+                continue
+            if right:
+                deltas[new + right] += n
+                deltas[second + right] -= n
+            else:
+                deltas[new + new] += n
+                deltas[second + first] -= n
+        return deltas
+
+    def _index_new_pairs(
+        self, new: str, deltas: dict[str, int], lefts: list[str], rights: list[str], owners: list[int]
+    ) -> None:
+        """Record where the pairs made with ``new`` occur (those counted at least ``index_from``)."""
+        where, least = self._where, self.index_from
+        if "" in rights and deltas.get(new + new, 0) >= least:
+            where[new + new].extend(compress(owners, map("".__eq__, rights)))
+        if least > 1:
+            hot_lefts = {left for left in set(lefts) if deltas.get(left + new, 0) >= least}
+            hot_rights = {right for right in set(rights) if deltas.get(new + right, 0) >= least}
+            left_mask = list(map(hot_lefts.__contains__, lefts))
+            right_mask = list(map(hot_rights.__contains__, rights))
+            lefts, left_owners = list(compress(lefts, left_mask)), compress(owners, left_mask)
+            rights, right_owners = list(compress(rights, right_mask)), compress(owners, right_mask)
+        else:
+            left_owners = right_owners = owners
+        deque(map(list.append, map(where.__getitem__, map(concat, lefts, repeat(new))), left_owners), 0)
+        deque(map(list.append, map(where.__getitem__, map(concat, repeat(new), rights)), right_owners), 0)
+        for junk in (new, _SEPARATOR + new, new + _SEPARATOR):  # keys made from "" and the separator
+            where.pop(junk, None)
 
 
 class PairQueue:
-    """Global pair counts and a max-heap of pairs with lazy invalidation.
+    """Pair counts and a max-heap of pairs with lazy invalidation.
 
     Heap entries are ``(-count, key(left), key(right), pair)``; the tie-break (the lexicographically
     greater pair of byte strings wins) is in the entry itself, never left to insertion order. Counts only
     fall without a push, so a popped entry whose count is stale overstates its pair: it goes back in with
     the true count.
+
+    New pairs counted under ``cold_below`` are dropped. Every pair missing then counts less than
+    ``cold_below``, so a top entry at or above it is the true best; below it, ``warm_all`` first asks
+    ``recount`` for every pair's count.
     """
 
-    def __init__(self, counts: dict[str, int], vocab: dict[int, bytes]) -> None:
+    def __init__(
+        self,
+        counts: dict[str, int],
+        vocab: dict[int, bytes],
+        recount: Callable[[], dict[str, int]],
+        cold_below: int = COLD_BELOW,
+    ) -> None:
         self.counts = counts
         self.vocab = vocab
+        self.cold_below = cold_below
+        self._recount = recount
         self._keys = [descending_key(vocab[i]) for i in range(len(vocab))]
+        self._heap: list[tuple[int, str, str, str]] = []
+        self._fill_heap()
+
+    def _fill_heap(self) -> None:
         keys = self._keys
-        self._heap = [(-count, keys[ord(p[0])], keys[ord(p[1])], p) for p, count in counts.items()]
+        self._heap = [(-count, keys[ord(p[0])], keys[ord(p[1])], p) for p, count in self.counts.items()]
         heapq.heapify(self._heap)
+
+    def warm_all(self) -> None:
+        """Count every pair again, cold ones included, and from now on drop none."""
+        self.cold_below = 1
+        self.counts = self._recount()
+        self._fill_heap()
 
     def top_pairs(self, n: int) -> list[tuple[str, int]]:
         """The ``n`` best pairs now, in the order training would pick them (scans all counts)."""
         vocab = self.vocab
-        return heapq.nlargest(
-            n, self.counts.items(), key=lambda item: (item[1], vocab[ord(item[0][0])], vocab[ord(item[0][1])])
-        )
+        while True:
+            best = heapq.nlargest(
+                n,
+                self.counts.items(),
+                key=lambda item: (item[1], vocab[ord(item[0][0])], vocab[ord(item[0][1])]),
+            )
+            if self.cold_below == 1 or (len(best) == n and best[-1][1] >= self.cold_below):
+                return best
+            self.warm_all()
 
     def pop_best(self) -> tuple[str, int, int] | None:
         """Remove and return the best pair with its count and the runner-up's count, or None if none is left."""
-        heap, counts = self._heap, self.counts
-        heappop, heappush = heapq.heappop, heapq.heappush
-        while heap:
-            neg, key_a, key_b, pair = heappop(heap)
-            current = counts.get(pair, 0)
-            if current == -neg:
-                break
-            if 0 < current < -neg:
-                heappush(heap, (-current, key_a, key_b, pair))
-        else:
+        if self.top_count() < self.cold_below:
+            self.warm_all()
+        heap = self._heap
+        if not heap:
             return None
-        del counts[pair]
-        return pair, -neg, self._clean_top()
+        neg, _, _, pair = heapq.heappop(heap)  # top_count left a current entry on top
+        del self.counts[pair]
+        runner_up = self.top_count()
+        if runner_up < self.cold_below:
+            self.warm_all()
+            del self.counts[pair]  # counted again, but it is about to be merged
+            runner_up = self.top_count()
+        return pair, -neg, runner_up
 
-    def _clean_top(self) -> int:
-        """Make the heap's top entry current and return its count (the runner-up's), 0 if none is left."""
+    def top_count(self) -> int:
+        """Make the heap's top entry current and return its count, 0 if the heap is empty."""
         heap, counts = self._heap, self.counts
         while heap:
             neg, key_a, key_b, pair = heap[0]
@@ -186,32 +311,45 @@ class PairQueue:
         self._keys.append(descending_key(vocab[new_id]))
 
     def update(self, deltas: dict[str, int], merged: str) -> None:
-        """Apply count changes; pairs that gained are pushed, pairs that lost are fixed lazily on pop."""
+        """Apply count changes; pairs that gained are pushed, pairs that lost are fixed lazily on pop.
+
+        A pair gains only when it is new (one of its tokens was just made), so its gain is its count.
+        """
         counts, keys, heap = self.counts, self._keys, self._heap
         get = counts.get
+        least = self.cold_below
         for key, delta in deltas.items():
-            if delta == 0 or key == merged:
-                continue
-            count = get(key, 0) + delta
-            if count > 0:
-                counts[key] = count
-                if delta > 0:
-                    heapq.heappush(heap, (-count, keys[ord(key[0])], keys[ord(key[1])], key))
-            else:
-                counts.pop(key, None)
+            if delta >= least:
+                counts[key] = delta
+                heapq.heappush(heap, (-delta, keys[ord(key[0])], keys[ord(key[1])], key))
+            elif delta < 0 and key != merged:
+                count = get(key)
+                if count is None:  # cold
+                    continue
+                if count + delta > 0:
+                    counts[key] = count + delta
+                else:
+                    del counts[key]
 
 
 class PairMerger:
-    """All pre-tokens in one shard, in this process: the engine for small and medium corpora.
+    """The merge engine: the pre-tokens and the pair queue, joined.
 
     >>> merger = PairMerger({"low": 1, " low": 2, " lower": 2, " newest": 1}, {i: bytes([i]) for i in range(256)})
     >>> merger.pop_best()
     ('ow', 5, 5)
     """
 
-    def __init__(self, word_counts: dict[str, int], vocab: dict[int, bytes]) -> None:
-        self.shard = WordShard(list(word_counts.items()))
-        self.queue = PairQueue(self.shard.count_pairs(), vocab)
+    def __init__(self, word_counts: dict[str, int], vocab: dict[int, bytes], cold_below: int = COLD_BELOW) -> None:
+        self.words = WordStore(word_counts)
+        counts = self.words.recount()
+        self.words.index_from = cold_below
+        self.queue = PairQueue(counts, vocab, self._recount, cold_below)
+
+    def _recount(self) -> dict[str, int]:
+        counts = self.words.recount()
+        self.words.index_from = 1
+        return counts
 
     def top_pairs(self, n: int) -> list[tuple[str, int]]:
         return self.queue.top_pairs(n)
@@ -222,7 +360,7 @@ class PairMerger:
     def apply(self, pair: str, new_id: int) -> None:
         """Merge ``pair`` into token ``new_id`` everywhere and update the counts."""
         self.queue.add_token(pair, new_id)
-        self.queue.update(self.shard.merge(pair, chr(new_id)), pair)
+        self.queue.update(self.words.merge(pair, chr(new_id)), pair)
 
     def close(self) -> None:
-        """Nothing to release in-process; present so every engine can be closed the same way."""
+        """Nothing to release; present so that callers can treat any engine alike."""

@@ -8,13 +8,14 @@ CLI iterate the same events. The work is split in three phases:
 2. counting: every unique pre-token becomes a list of byte ids, and each adjacent pair gets a count
    (weighted by the pre-token's frequency) and an index of the pre-tokens it occurs in;
 3. merging: a max-heap with lazy invalidation yields the best pair; merging it touches only the
-   pre-tokens that contain it and changes only the counts of its neighbouring pairs.
+   pre-tokens that contain it and changes only the counts of its neighbouring pairs (``core.merging``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -31,12 +32,19 @@ from core.corpus import (
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
 from core.merging import MAX_TOKEN_ID, PairMerger
-from core.sharded_merging import ignore_interrupts, make_merger
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
 
 PARALLEL_MIN_BYTES = 1 << 20
 """Below this size a corpus is counted in-process: starting workers would cost more than it saves."""
+
+
+def ignore_interrupts() -> None:
+    """In a worker process: leave Ctrl-C to the parent, which cancels the run and stops its workers.
+
+    A terminal sends SIGINT to the whole process group; without this every worker would print a traceback.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
     """Reject settings that cannot work, with one line that says what to change."""
@@ -169,7 +177,7 @@ class TrainingRun:
             return
         unique = len(word_counts)
         yield PhaseProgress("counting", 0, unique)
-        self._merger = make_merger(word_counts, self.vocab, self.workers, self._planned_merges())
+        self._merger = PairMerger(word_counts, self.vocab)
         del word_counts
         try:
             yield PhaseProgress("counting", unique, unique)

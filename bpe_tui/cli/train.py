@@ -54,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=None, metavar="K",
-        help="worker processes for reading and merging (default: all cores; the result is the same for any K)",
+        help="worker processes for reading and pre-tokenising (default: all cores; the result is the same for any K)",
     )
     parser.add_argument(
         "--min-frequency", type=int, default=0, metavar="F",
@@ -191,8 +191,8 @@ def check_outputs(corpus: Path, output: Path, events: Path | None) -> None:
 def _interrupt_main_process_only() -> Iterator[None]:
     """While training, let Ctrl-C raise KeyboardInterrupt in this process only.
 
-    A terminal sends SIGINT to the whole process group, including the trainer's workers (pre-tokenising
-    pools, merge shards), which inherit this handler across ``fork``. Left alone, each worker would print its own traceback; with
+    A terminal sends SIGINT to the whole process group, including the trainer's pre-tokenising
+    workers, which inherit this handler across ``fork``. Left alone, each worker would print its own traceback; with
     it they keep quiet and the parent, cancelling the run, terminates them. A SIGINT that was being
     ignored (a background job) or handled by someone else is left as it was.
     """

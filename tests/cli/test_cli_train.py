@@ -347,7 +347,7 @@ def interrupt_training(corpus: Path, tmp_path: Path, wait_prefix: str, *extra: s
 
 
 def test_sigint_while_merging_leaves_no_files(big_corpus: Path, tmp_path: Path) -> None:
-    """SIGINT to the process group, as a terminal's Ctrl-C sends it: the merge shard workers get it too."""
+    """SIGINT to the process group, as a terminal's Ctrl-C sends it, while merging: nothing may be written."""
     out_dir, lines = interrupt_training(big_corpus, tmp_path, "merging: up to", "--events", "{out}/big.jsonl")
     assert not any(ESC in line for line in lines)
     assert os.listdir(out_dir) == []

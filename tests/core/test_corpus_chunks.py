@@ -261,8 +261,8 @@ def test_one_and_two_workers_train_identically(big_corpus) -> None:
 
 @pytest.mark.slow
 def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
-    # ~48,000 distinct words: enough for the trainer to spread the merging itself over worker processes
-    # (core.sharded_merging does so from 40,000 unique pre-tokens), not only the counting.
+    # ~48,000 distinct words, read in many chunks by several workers: the merged counts must not depend
+    # on how the pre-tokens were split between them.
     rng = random.Random(2)
     syllables = ["ka", "to", "ri", "sa", "ne", "mo", "lu", "pe", "di", "fa", "gu", "ho", "ji", "wa", "ye", "zo",
                  "bi", "cu", "xe", "vo"]

@@ -1,0 +1,87 @@
+"""The merge engine's two ways of merging and its cold pairs, each checked against the naive recount.
+
+``core.merging`` merges a handful of pre-tokens in a Python loop and many of them through one joined
+string, and leaves rare new pairs uncounted until the best count falls to them. Each combination must pick
+exactly the pairs, counts and runner-up counts that recounting from scratch gives, through the point where
+the cold pairs are brought back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from naive_bpe import apply_merges, count_pairs, ranked_pairs, words_of
+
+from core import merging
+from core.corpus import count_pretokens
+from core.merging import PairMerger
+from core.patterns import GPT2_PATTERN
+
+SPECIAL = "<|endoftext|>"
+BASE = {i: bytes([i]) for i in range(256)}
+
+
+def engine(text: str, cold_below: int) -> tuple[PairMerger, dict[int, bytes]]:
+    vocab = dict(BASE)
+    return PairMerger(dict(count_pretokens(text, [SPECIAL], GPT2_PATTERN)), vocab, cold_below), vocab
+
+
+@pytest.mark.parametrize(
+    ("few_words", "cold_below"),
+    [(0, 1), (0, 8), (10**9, 8), (64, 8), (64, 40)],
+    ids=["joined-all-counted", "joined-cold", "loop-cold", "both-cold", "both-very-cold"],
+)
+def test_each_merge_matches_a_full_recount(
+    samples_dir: Path, monkeypatch: pytest.MonkeyPatch, few_words: int, cold_below: int
+) -> None:
+    monkeypatch.setattr(merging, "FEW_WORDS", few_words)
+    text = (samples_dir / "mixed.txt").read_text(encoding="utf-8")
+    merger, vocab = engine(text, cold_below)
+    words = words_of(text, [SPECIAL])
+    for _ in range(300):
+        ranked = ranked_pairs(count_pairs(words))
+        pair, count, runner_up = merger.pop_best()
+        left, right = vocab[ord(pair[0])], vocab[ord(pair[1])]
+        assert (left, right, count) == ranked[0]
+        assert runner_up == (ranked[1][2] if len(ranked) > 1 else 0)
+        merger.apply(pair, len(vocab))
+        words = apply_merges(words, [(left, right)])
+    assert count < cold_below or cold_below == 1, "the run should have reached the cold pairs"
+    assert merger.queue.cold_below == 1
+
+
+def test_a_word_of_one_repeated_letter_in_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "aaaaa" -> "aa aa a" -> "aaaa a": touching occurrences, the case where neighbours are other occurrences.
+    for few_words in (0, 10**9):
+        monkeypatch.setattr(merging, "FEW_WORDS", few_words)
+        merger, vocab = engine(" ".join(["aaaaa"] * 3 + ["aaa"] * 2 + ["xaaaay"]), cold_below=8)
+        made = []
+        while (best := merger.pop_best()) is not None:
+            pair, count, _ = best
+            made.append((vocab[ord(pair[0])], vocab[ord(pair[1])], count))
+            merger.apply(pair, len(vocab))
+        words = words_of(" ".join(["aaaaa"] * 3 + ["aaa"] * 2 + ["xaaaay"]), [SPECIAL])
+        expected = []
+        while pairs := count_pairs(words):
+            expected.append(ranked_pairs(pairs)[0])
+            words = apply_merges(words, [expected[-1][:2]])
+        assert made == expected
+
+
+def test_top_pairs_include_cold_pairs(samples_dir: Path) -> None:
+    text = (samples_dir / "japanese.txt").read_text(encoding="utf-8")
+    words = words_of(text, [SPECIAL])
+    naive_merges = []
+    for _ in range(5):
+        naive_merges.append(ranked_pairs(count_pairs(words))[0][:2])
+        words = apply_merges(words, naive_merges[-1:])
+    expected = ranked_pairs(count_pairs(words))[:12]
+    # Cold from the sixth merge's count: the five merges before it reach no cold pair, but the top 12 do.
+    merger, vocab = engine(text, cold_below=expected[0][2])
+    assert expected[-1][2] < merger.queue.cold_below
+    for _ in range(5):
+        pair, _, _ = merger.pop_best()
+        merger.apply(pair, len(vocab))
+    assert merger.queue.cold_below > 1
+    assert [(vocab[ord(p[0])], vocab[ord(p[1])], n) for p, n in merger.top_pairs(12)] == expected
