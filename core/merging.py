@@ -25,6 +25,10 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from itertools import chain, compress, islice, repeat
 from operator import concat, itemgetter, not_
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 _REVERSE_LATIN1 = {i: 256 - i for i in range(256)}
 
@@ -36,6 +40,9 @@ _SEPARATOR = chr(0x10FFFF)
 
 FEW_WORDS = 64
 """Up to this many pre-tokens, a merge loops over occurrences in Python instead of joining them."""
+
+PARALLEL_COUNT_MIN_CHARS = 500_000
+"""Characters of unique pre-tokens from which the first count is shared with worker processes."""
 
 COLD_BELOW = 8
 """Pairs made with a count under this are left out until the best count falls below it."""
@@ -61,6 +68,30 @@ def _pairs(word: str) -> map:
     return map(concat, word, islice(word, 1, None))
 
 
+def count_pairs(
+    words: list[str], freqs: list[int], first: int = 0
+) -> tuple[dict[str, int], defaultdict[str, list[int]]]:
+    """Each adjacent pair's count in ``words`` (weighted by ``freqs``) and the pre-tokens it occurs in.
+
+    Pre-tokens are numbered from ``first``, so that parts counted apart (in worker processes) add up.
+    """
+    where: defaultdict[str, list[int]] = defaultdict(list)
+    singles: list[str] = []  # pairs of words seen once, counted in C by Counter at the end
+    counts: dict[str, int] = {}
+    get = counts.get
+    for index, (word, freq) in enumerate(zip(words, freqs), first):
+        pairs = list(_pairs(word))
+        if freq == 1:
+            singles.extend(pairs)
+        else:
+            for pair in pairs:
+                counts[pair] = get(pair, 0) + freq
+        deque(map(list.append, map(where.__getitem__, set(pairs)), repeat(index)), 0)
+    for pair, n in Counter(singles).items():
+        counts[pair] = get(pair, 0) + n
+    return counts, where
+
+
 class WordStore:
     """The unique pre-tokens, as strings of token characters, with an index of where each pair occurs.
 
@@ -74,22 +105,32 @@ class WordStore:
         self.index_from = 1
         self._where: defaultdict[str, list[int]] = defaultdict(list)
 
-    def recount(self) -> dict[str, int]:
-        """Count every pair in the pre-tokens as they are now (weighted by frequency) and index them all."""
-        where = self._where = defaultdict(list)
-        singles: list[str] = []  # pairs of words seen once, counted in C by Counter at the end
-        counts: dict[str, int] = {}
+    def recount(self, pool: Pool | None = None, parts: int = 1) -> dict[str, int]:
+        """Count every pair in the pre-tokens as they are now (weighted by frequency) and index them all.
+
+        With a process ``pool`` and enough text, the pre-tokens are cut into ``parts``: this process
+        counts the first while the pool counts the others.
+        """
+        words, freqs = self.words, self.freqs
+        if pool is None or parts < 2 or sum(map(len, words)) < PARALLEL_COUNT_MIN_CHARS:
+            counts, where = count_pairs(words, freqs)
+            self._where = where
+            return counts
+        cuts = [len(words) * k // parts for k in range(parts + 1)]
+        others = pool.starmap_async(
+            count_pairs, [(words[a:b], freqs[a:b], a) for a, b in zip(cuts[1:-1], cuts[2:])]
+        )
+        counts, where = count_pairs(words[: cuts[1]], freqs[: cuts[1]])
         get = counts.get
-        for index, (word, freq) in enumerate(zip(self.words, self.freqs)):
-            pairs = list(_pairs(word))
-            if freq == 1:
-                singles.extend(pairs)
-            else:
-                for pair in pairs:
-                    counts[pair] = get(pair, 0) + freq
-            deque(map(list.append, map(where.__getitem__, set(pairs)), repeat(index)), 0)
-        for pair, n in Counter(singles).items():
-            counts[pair] = get(pair, 0) + n
+        # Unpickling makes a new int for every entry; one shared int per pre-token keeps the index compact
+        # (and is measurably faster to merge with).
+        shared_ints = list(range(len(words))).__getitem__
+        for part_counts, part_where in others.get():
+            for pair, n in part_counts.items():
+                counts[pair] = get(pair, 0) + n
+            for pair, ids in part_where.items():
+                where[pair] += map(shared_ints, ids)
+        self._where = where
         return counts
 
     def merge(self, pair: str, new: str) -> defaultdict[str, int]:
@@ -340,9 +381,16 @@ class PairMerger:
     ('ow', 5, 5)
     """
 
-    def __init__(self, word_counts: dict[str, int], vocab: dict[int, bytes], cold_below: int = COLD_BELOW) -> None:
+    def __init__(
+        self,
+        word_counts: dict[str, int],
+        vocab: dict[int, bytes],
+        cold_below: int = COLD_BELOW,
+        pool: Pool | None = None,
+        parts: int = 1,
+    ) -> None:
         self.words = WordStore(word_counts)
-        counts = self.words.recount()
+        counts = self.words.recount(pool, parts)  # the first count may be shared with a process pool
         self.words.index_from = cold_below
         self.queue = PairQueue(counts, vocab, self._recount, cold_below)
 

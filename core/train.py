@@ -13,6 +13,7 @@ CLI iterate the same events. The work is split in three phases:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -20,6 +21,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.corpus import (
     TARGET_CHUNK_BYTES,
@@ -32,6 +34,9 @@ from core.corpus import (
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
 from core.merging import MAX_TOKEN_ID, PairMerger
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
 
@@ -172,12 +177,13 @@ class TrainingRun:
     def events(self) -> Iterator[TrainingEvent]:
         """Run the training, yielding progress, one ``MergeMade`` per merge and a final ``TrainingFinished``."""
         word_counts: dict[str, int] = {}
-        yield from self._read(word_counts)
-        if self.cancelled:
-            return
-        unique = len(word_counts)
-        yield PhaseProgress("counting", 0, unique)
-        self._merger = PairMerger(word_counts, self.vocab)
+        with self._worker_pool() as pool:
+            yield from self._read(word_counts, pool)
+            if self.cancelled:
+                return
+            unique = len(word_counts)
+            yield PhaseProgress("counting", 0, unique)
+            self._merger = PairMerger(word_counts, self.vocab, pool=pool, parts=self.workers)
         del word_counts
         try:
             yield PhaseProgress("counting", unique, unique)
@@ -189,7 +195,22 @@ class TrainingRun:
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
 
-    def _read(self, word_counts: dict[str, int]) -> Iterator[TrainingEvent]:
+    @contextlib.contextmanager
+    def _worker_pool(self) -> Iterator[Pool | None]:
+        """Worker processes for reading and the first pair count, or None where they would not pay."""
+        if self.path is None or self.workers < 2 or self.path.stat().st_size < PARALLEL_MIN_BYTES:
+            yield None
+            return
+        import multiprocessing  # here, not at the top: most runs never start workers
+
+        pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=ignore_interrupts)
+        try:
+            yield pool
+        finally:
+            pool.terminate()
+            pool.join()
+
+    def _read(self, word_counts: dict[str, int], pool: Pool | None) -> Iterator[TrainingEvent]:
         if self.text is not None:
             data = self.text.encode("utf-8")
             self._corpus_bytes = len(data)
@@ -203,8 +224,7 @@ class TrainingRun:
         self._corpus_bytes = size
         yield PhaseProgress("reading", 0, size)
         n_chunks = max(1, -(-size // TARGET_CHUNK_BYTES))
-        parallel = self.workers > 1 and size >= PARALLEL_MIN_BYTES
-        if parallel:
+        if pool is not None:
             n_chunks = max(n_chunks, self.workers * 2)
         bounds = chunk_boundaries(self.path, self.special_tokens, n_chunks)
         jobs = [
@@ -213,7 +233,7 @@ class TrainingRun:
         ]
         counts: Counter[str] = Counter()
         done = 0
-        if not parallel or len(jobs) == 1:
+        if pool is None or len(jobs) == 1:
             for job in jobs:
                 n, chunk_counts = count_chunk(job)
                 counts.update(chunk_counts)
@@ -223,23 +243,15 @@ class TrainingRun:
                     return
             self._corpus_sha256 = file_sha256(self.path)
         else:
-            import multiprocessing  # here, not at the top: most runs never start workers
-
-            context = multiprocessing.get_context("fork")
-            pool = context.Pool(min(self.workers, len(jobs)), initializer=ignore_interrupts)
-            try:
-                results = pool.imap_unordered(count_chunk, jobs)
-                # Hash while the workers count: the parent would only be waiting otherwise.
-                self._corpus_sha256 = file_sha256(self.path)
-                for n, chunk_counts in results:
-                    counts.update(chunk_counts)
-                    done += n
-                    yield PhaseProgress("reading", done, size)
-                    if self.cancelled:
-                        return
-            finally:
-                pool.terminate()
-                pool.join()
+            results = pool.imap_unordered(count_chunk, jobs)
+            # Hash while the workers count: the parent would only be waiting otherwise.
+            self._corpus_sha256 = file_sha256(self.path)
+            for n, chunk_counts in results:
+                counts.update(chunk_counts)
+                done += n
+                yield PhaseProgress("reading", done, size)
+                if self.cancelled:
+                    return
         word_counts.update(counts)
 
     def _planned_merges(self) -> int:

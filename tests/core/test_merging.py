@@ -8,6 +8,8 @@ the cold pairs are brought back.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.pool
 from pathlib import Path
 
 import pytest
@@ -85,3 +87,40 @@ def test_top_pairs_include_cold_pairs(samples_dir: Path) -> None:
         merger.apply(pair, len(vocab))
     assert merger.queue.cold_below > 1
     assert [(vocab[ord(p[0])], vocab[ord(p[1])], n) for p, n in merger.top_pairs(12)] == expected
+
+
+def test_a_first_count_shared_with_worker_processes_changes_nothing(
+    samples_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(merging, "PARALLEL_COUNT_MIN_CHARS", 0)
+    word_counts = dict(count_pretokens((samples_dir / "mixed.txt").read_text(encoding="utf-8"), [SPECIAL], GPT2_PATTERN))
+    alone_vocab, shared_vocab = dict(BASE), dict(BASE)
+    alone = PairMerger(word_counts, alone_vocab)
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        spy = CountingPool(pool)
+        shared = PairMerger(word_counts, shared_vocab, pool=spy, parts=3)  # type: ignore[arg-type]
+    assert spy.calls == 1
+    assert shared.queue.counts == alone.queue.counts
+    assert run_merges(shared, shared_vocab, 200) == run_merges(alone, alone_vocab, 200)
+    assert shared_vocab == alone_vocab
+
+
+class CountingPool:
+    """A process pool that counts how often work is handed to it."""
+
+    def __init__(self, pool: multiprocessing.pool.Pool) -> None:
+        self.pool, self.calls = pool, 0
+
+    def starmap_async(self, *args: object) -> object:
+        self.calls += 1
+        return self.pool.starmap_async(*args)
+
+
+def run_merges(merger: PairMerger, vocab: dict[int, bytes], n: int) -> list[tuple[str, int, int]]:
+    made = []
+    for _ in range(n):
+        best = merger.pop_best()
+        assert best is not None
+        made.append(best)
+        merger.apply(best[0], len(vocab))
+    return made
