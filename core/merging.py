@@ -8,8 +8,13 @@ first character of the next piece its right neighbour. Counting those neighbours
 pair's count with no Python-level loop over occurrences. A merge that touches only a few pre-tokens walks
 them in Python, which is cheaper than setting up the joined string.
 
-An index maps each pair to the pre-tokens it occurs in. It is only ever appended to, so it may list a
-pre-token that no longer has the pair (or list it twice); a C-level ``str.count`` filters those out.
+The first merges of a corpus of mostly unique pre-tokens (Japanese) touch most of them; for those,
+``JoinedWords`` keeps every pre-token in one string and splits the whole of it, with no index at all,
+until merges get sparse and a ``WordStore`` takes over.
+
+In a ``WordStore``, an index maps each pair to the pre-tokens it occurs in. It is only ever appended
+to, so it may list a pre-token that no longer has the pair (or list it twice); a C-level ``str.count``
+filters those out.
 
 Most pairs a merge creates are rare (in Japanese two thirds of them occur once) and never become the best
 pair. A pair can only gain occurrences in the merge that makes the younger of its two tokens, and the best
@@ -22,9 +27,9 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable
-from itertools import chain, compress, islice, repeat
-from operator import concat, itemgetter, not_
+from collections.abc import Callable, Container
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import concat, itemgetter, mul, not_
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,6 +48,12 @@ FEW_WORDS = 64
 
 PARALLEL_COUNT_MIN_CHARS = 500_000
 """Characters of unique pre-tokens from which the first count is shared with worker processes."""
+
+JOINED_MIN_CHARS = 200_000
+"""Characters of unique pre-tokens from which the first merges run on ``JoinedWords``."""
+
+JOINED_CHARS_PER_OCCURRENCE = 1000
+"""A merge is left to the index once its occurrences are fewer than the joined text's length over this."""
 
 COLD_BELOW = 8
 """Pairs made with a count under this are left out until the best count falls below it."""
@@ -92,18 +103,84 @@ def count_pairs(
     return counts, where
 
 
+def _count_text(text: str) -> Counter[str]:
+    """Every adjacent pair in ``text``, pairs with the separator included (the caller drops those)."""
+    return Counter(_pairs(text))
+
+
+class JoinedWords:
+    """Every pre-token in one string, each repeated as often as it occurs: the store for dense merges.
+
+    The first merges of a corpus touch most pre-tokens (in Japanese the first one has half a million
+    occurrences). Then one ``split`` of the whole text finds every occurrence faster than gathering
+    pre-tokens one by one through an index, and repeating each pre-token by its frequency lets Counter
+    tally every neighbour in C. Once merges are sparse, ``word_store`` hands over to a ``WordStore``.
+    Only worth it while the repeats add little text (mostly unique pre-tokens, as in Japanese).
+    """
+
+    def __init__(self, words: list[str], freqs: list[int]) -> None:
+        self.freqs = freqs
+        self._text = _SEPARATOR + _SEPARATOR.join(chain.from_iterable(map(repeat, words, freqs))) + _SEPARATOR
+        self._firsts = list(accumulate(freqs, initial=0))[:-1]  # where each pre-token's first copy is
+
+    @staticmethod
+    def suits(words: list[str], freqs: list[int]) -> bool:
+        """Whether repeating each pre-token by its frequency adds at most half again to their text."""
+        unique = sum(map(len, words))
+        repeated = sum(map(mul, map(len, words), freqs))
+        return unique >= JOINED_MIN_CHARS and repeated <= 1.5 * unique
+
+    def is_sparse(self, count: int) -> bool:
+        """Whether a merge of ``count`` occurrences is cheaper through an index than by a whole split."""
+        return count * JOINED_CHARS_PER_OCCURRENCE < len(self._text)
+
+    def count(self, pool: Pool | None = None, parts: int = 1) -> dict[str, int]:
+        """Every pair's count (occurrences in the text, so weighted by frequency)."""
+        text = self._text
+        if pool is None or parts < 2 or len(text) < PARALLEL_COUNT_MIN_CHARS:
+            counts = _count_text(text)
+        else:
+            cuts = [0] + [text.index(_SEPARATOR, len(text) * k // parts) for k in range(1, parts)] + [len(text)]
+            others = pool.map_async(_count_text, [text[a:b] for a, b in zip(cuts[1:-1], cuts[2:])])
+            counts = _count_text(text[: cuts[1]])
+            for part in others.get():
+                counts.update(part)
+        for pair in [pair for pair in counts if _SEPARATOR in pair]:
+            del counts[pair]
+        return dict(counts)
+
+    def merge(self, pair: str, new: str) -> defaultdict[str, int]:
+        """Like ``WordStore.merge``, over the whole text."""
+        pieces = self._text.split(pair)
+        self._text = new.join(pieces)
+        lefts = Counter(map(_last_char, islice(pieces, len(pieces) - 1)))
+        return WordStore._deltas(pair, new, lefts, Counter(map(_first_char, islice(pieces, 1, None))))
+
+    def word_store(self) -> WordStore:
+        """The pre-tokens as they are now, one each, for a ``WordStore`` (not yet indexed)."""
+        copies = self._text[1:-1].split(_SEPARATOR)
+        return WordStore(list(map(copies.__getitem__, self._firsts)), self.freqs)
+
+
 class WordStore:
     """The unique pre-tokens, as strings of token characters, with an index of where each pair occurs.
 
     ``index_from`` is the smallest count a newly made pair needs to be indexed (see ``COLD_BELOW``).
     """
 
-    def __init__(self, word_counts: dict[str, int]) -> None:
-        # byte b -> chr(b): ids 0-255 are the bytes
-        self.words = [piece.encode("utf-8").decode("latin-1") for piece in word_counts]
-        self.freqs = list(word_counts.values())
+    def __init__(self, words: list[str], freqs: list[int]) -> None:
+        self.words = words
+        self.freqs = freqs
         self.index_from = 1
         self._where: defaultdict[str, list[int]] = defaultdict(list)
+
+    def index(self, tracked: Container[str], index_from: int) -> None:
+        """Index the pairs in ``tracked`` only (the counted ones), and new pairs from ``index_from`` on."""
+        where = self._where = defaultdict(list)
+        for index, word in enumerate(self.words):
+            hot = filter(tracked.__contains__, set(_pairs(word)))
+            deque(map(list.append, map(where.__getitem__, hot), repeat(index)), 0)
+        self.index_from = index_from
 
     def recount(self, pool: Pool | None = None, parts: int = 1) -> dict[str, int]:
         """Count every pair in the pre-tokens as they are now (weighted by frequency) and index them all.
@@ -389,12 +466,21 @@ class PairMerger:
         pool: Pool | None = None,
         parts: int = 1,
     ) -> None:
-        self.words = WordStore(word_counts)
-        counts = self.words.recount(pool, parts)  # the first count may be shared with a process pool
-        self.words.index_from = cold_below
+        words = [piece.encode("utf-8").decode("latin-1") for piece in word_counts]  # byte b -> chr(b)
+        freqs = list(word_counts.values())
+        self.words: JoinedWords | WordStore
+        if JoinedWords.suits(words, freqs):
+            self.words = JoinedWords(words, freqs)
+            counts = self.words.count(pool, parts)  # the first count may be shared with a process pool
+        else:
+            self.words = WordStore(words, freqs)
+            counts = self.words.recount(pool, parts)
+            self.words.index_from = cold_below
         self.queue = PairQueue(counts, vocab, self._recount, cold_below)
 
     def _recount(self) -> dict[str, int]:
+        if isinstance(self.words, JoinedWords):
+            return self.words.count()
         counts = self.words.recount()
         self.words.index_from = 1
         return counts
@@ -403,7 +489,12 @@ class PairMerger:
         return self.queue.top_pairs(n)
 
     def pop_best(self) -> tuple[str, int, int] | None:
-        return self.queue.pop_best()
+        best = self.queue.pop_best()
+        if best is not None and isinstance(self.words, JoinedWords) and self.words.is_sparse(best[1]):
+            store = self.words.word_store()
+            store.index(self.queue.counts.keys() | {best[0]}, self.queue.cold_below)
+            self.words = store
+        return best
 
     def apply(self, pair: str, new_id: int) -> None:
         """Merge ``pair`` into token ``new_id`` everywhere and update the counts."""

@@ -30,16 +30,27 @@ def engine(text: str, cold_below: int) -> tuple[PairMerger, dict[int, bytes]]:
 
 
 @pytest.mark.parametrize(
-    ("few_words", "cold_below"),
-    [(0, 1), (0, 8), (10**9, 8), (64, 8), (64, 40)],
-    ids=["joined-all-counted", "joined-cold", "loop-cold", "both-cold", "both-very-cold"],
+    ("index_below", "few_words", "cold_below"),
+    [(None, 0, 1), (None, 0, 8), (None, 10**9, 8), (None, 64, 8), (None, 64, 40), (20, 64, 8), (0, 64, 8)],
+    ids=[
+        "joined-all-counted", "joined-cold", "loop-cold", "both-cold", "both-very-cold",
+        "whole-text-then-both", "whole-text-throughout",
+    ],
 )
 def test_each_merge_matches_a_full_recount(
-    samples_dir: Path, monkeypatch: pytest.MonkeyPatch, few_words: int, cold_below: int
+    samples_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    index_below: int | None,
+    few_words: int,
+    cold_below: int,
 ) -> None:
     monkeypatch.setattr(merging, "FEW_WORDS", few_words)
+    if index_below is not None:  # merge on the whole joined text until a merge has fewer occurrences
+        monkeypatch.setattr(merging.JoinedWords, "suits", staticmethod(lambda words, freqs: True))
+        monkeypatch.setattr(merging.JoinedWords, "is_sparse", lambda self, count: count < index_below)
     text = (samples_dir / "mixed.txt").read_text(encoding="utf-8")
     merger, vocab = engine(text, cold_below)
+    assert isinstance(merger.words, merging.JoinedWords) == (index_below is not None)
     words = words_of(text, [SPECIAL])
     for _ in range(300):
         ranked = ranked_pairs(count_pairs(words))
@@ -50,6 +61,7 @@ def test_each_merge_matches_a_full_recount(
         merger.apply(pair, len(vocab))
         words = apply_merges(words, [(left, right)])
     assert count < cold_below or cold_below == 1, "the run should have reached the cold pairs"
+    assert isinstance(merger.words, merging.WordStore) == (index_below != 0)
     assert merger.queue.cold_below == 1
 
 
