@@ -103,11 +103,6 @@ def count_pairs(
     return counts, where
 
 
-def _count_text(text: str) -> Counter[str]:
-    """Every adjacent pair in ``text``, pairs with the separator included (the caller drops those)."""
-    return Counter(_pairs(text))
-
-
 class JoinedWords:
     """Every pre-token in one string, each repeated as often as it occurs: the store for dense merges.
 
@@ -134,17 +129,13 @@ class JoinedWords:
         """Whether a merge of ``count`` occurrences is cheaper through an index than by a whole split."""
         return count * JOINED_CHARS_PER_OCCURRENCE < len(self._text)
 
-    def count(self, pool: Pool | None = None, parts: int = 1) -> dict[str, int]:
-        """Every pair's count (occurrences in the text, so weighted by frequency)."""
-        text = self._text
-        if pool is None or parts < 2 or len(text) < PARALLEL_COUNT_MIN_CHARS:
-            counts = _count_text(text)
-        else:
-            cuts = [0] + [text.index(_SEPARATOR, len(text) * k // parts) for k in range(1, parts)] + [len(text)]
-            others = pool.map_async(_count_text, [text[a:b] for a, b in zip(cuts[1:-1], cuts[2:])])
-            counts = _count_text(text[: cuts[1]])
-            for part in others.get():
-                counts.update(part)
+    def count(self) -> dict[str, int]:
+        """Every pair's count (occurrences in the text, so weighted by frequency).
+
+        One Counter over the whole text is fast enough that sharing it with worker processes does not pay:
+        sending them the text costs as much as it saves.
+        """
+        counts = Counter(_pairs(self._text))
         for pair in [pair for pair in counts if _SEPARATOR in pair]:
             del counts[pair]
         return dict(counts)
@@ -471,10 +462,10 @@ class PairMerger:
         self.words: JoinedWords | WordStore
         if JoinedWords.suits(words, freqs):
             self.words = JoinedWords(words, freqs)
-            counts = self.words.count(pool, parts)  # the first count may be shared with a process pool
+            counts = self.words.count()
         else:
             self.words = WordStore(words, freqs)
-            counts = self.words.recount(pool, parts)
+            counts = self.words.recount(pool, parts)  # the first count may be shared with a process pool
             self.words.index_from = cold_below
         self.queue = PairQueue(counts, vocab, self._recount, cold_below)
 
