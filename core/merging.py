@@ -103,6 +103,33 @@ def count_pairs(
     return counts, where
 
 
+def neighbour_deltas(pair: str, new: str, lefts: Counter[str], rights: Counter[str]) -> defaultdict[str, int]:
+    """The change in each pair's count when ``pair`` becomes ``new``, from its occurrences' neighbours.
+
+    ``lefts`` and ``rights`` count (weighted) the left and right neighbours of the occurrences, as
+    ``WordStore._rewrite`` defines them.
+
+    >>> dict(neighbour_deltas("ab", "X", Counter({"c": 2, "": 1}), Counter({"": 1, "d": 2})))
+    {'cX': 2, 'ca': -2, 'XX': 1, 'ba': -1, 'Xd': 2, 'bd': -2}
+    """
+    first, second = pair
+    deltas: defaultdict[str, int] = defaultdict(int)
+    for left, n in lefts.items():
+        if left and left != _SEPARATOR:  # "" is the second of two touching occurrences: see rights
+            deltas[left + new] += n
+            deltas[left + first] -= n
+    for right, n in rights.items():
+        if right == _SEPARATOR:
+            continue
+        if right:
+            deltas[new + right] += n
+            deltas[second + right] -= n
+        else:
+            deltas[new + new] += n
+            deltas[second + first] -= n
+    return deltas
+
+
 class JoinedWords:
     """Every pre-token in one string, each repeated as often as it occurs: the store for dense merges.
 
@@ -145,7 +172,7 @@ class JoinedWords:
         pieces = self._text.split(pair)
         self._text = new.join(pieces)
         lefts = Counter(map(_last_char, islice(pieces, len(pieces) - 1)))
-        return WordStore._deltas(pair, new, lefts, Counter(map(_first_char, islice(pieces, 1, None))))
+        return neighbour_deltas(pair, new, lefts, Counter(map(_first_char, islice(pieces, 1, None))))
 
     def word_store(self) -> WordStore:
         """The pre-tokens as they are now, one each, for a ``WordStore`` (not yet indexed)."""
@@ -274,7 +301,7 @@ class WordStore:
             else:
                 lefts_tally.update(lefts)
                 rights_tally.update(rights)
-        deltas = self._deltas(pair, new, lefts_tally, rights_tally)
+        deltas = neighbour_deltas(pair, new, lefts_tally, rights_tally)
         for lefts, rights, owners in found:
             self._index_new_pairs(new, deltas, lefts, rights, owners)
         return deltas
@@ -289,25 +316,6 @@ class WordStore:
         deque(map(self.words.__setitem__, ids, new.join(pieces)[1:-1].split(_SEPARATOR)), 0)
         lefts = list(map(_last_char, islice(pieces, len(pieces) - 1)))
         return lefts, list(map(_first_char, islice(pieces, 1, None)))
-
-    @staticmethod
-    def _deltas(pair: str, new: str, lefts: Counter[str], rights: Counter[str]) -> defaultdict[str, int]:
-        first, second = pair
-        deltas: defaultdict[str, int] = defaultdict(int)
-        for left, n in lefts.items():
-            if left and left != _SEPARATOR:  # "" is the second of two touching occurrences: see rights
-                deltas[left + new] += n
-                deltas[left + first] -= n
-        for right, n in rights.items():
-            if right == _SEPARATOR:
-                continue
-            if right:
-                deltas[new + right] += n
-                deltas[second + right] -= n
-            else:
-                deltas[new + new] += n
-                deltas[second + first] -= n
-        return deltas
 
     def _index_new_pairs(
         self, new: str, deltas: dict[str, int], lefts: list[str], rights: list[str], owners: list[int]
