@@ -10,7 +10,8 @@ from format_cases import SPECIAL, TEXTS, encoder, gpt2_model, small_model, train
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.errors import CorpusError, SettingsError
+import core.export
+from core.errors import BPEError, CorpusError, SettingsError
 from core.export import (
     ExportFinished,
     ExportProgress,
@@ -19,6 +20,7 @@ from core.export import (
     export_events,
     first_safe_cut,
     npy_header,
+    split_work,
 )
 from core.formats.atomic import OutputError
 from core.model import BPEModel
@@ -46,7 +48,7 @@ def small():
     return small_model()
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("workers", [1, 2, 3])
 @pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 1000])
 def test_adversarial_text_any_chunking(tmp_path: Path, small, workers: int, chunk_bytes: int) -> None:
     corpus = tmp_path / "corpus.txt"
@@ -229,3 +231,166 @@ def test_memory_stays_bounded(tmp_path: Path, small) -> None:
         tracemalloc.stop()
     assert finished.tokens > 1_000_000
     assert peak < 4_000_000, f"peak {peak:,} bytes"
+
+
+# --- the parallel path: a prefix here, then contiguous groups, each after the first in a worker's part file ---
+
+WORDS = b"good text here and there " * 400  # 10,000 bytes of ASCII: a letter can become a bad byte in place
+
+
+def plan(corpus: Path, workers: int, chunk_bytes: int) -> tuple[list, list]:
+    return split_work(list(chunk_ranges(corpus, [SPECIAL], GPT2_PATTERN, chunk_bytes)), workers)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name != "corpus.txt")
+
+
+def test_split_work_covers_everything_in_order() -> None:
+    ranges = [(i * 10, i * 10 + 10) for i in range(100)] + [(1000, 1500)]
+    for workers in (2, 3, 7):
+        prefix, groups = split_work(ranges, workers)
+        assert prefix == ranges[:5]  # 3 % of 1,500 bytes is 45: the chunks up to byte 50
+        assert sum(groups, prefix) == ranges and len(groups) == workers and all(groups)
+    prefix, groups = split_work(ranges, 2)
+    assert [group[-1][1] - group[0][0] for group in groups] == [720, 730]  # as even as whole chunks allow
+    _, groups = split_work(ranges, 3)
+    assert groups[2] == [(1000, 1500)]  # a big last chunk makes a group of its own
+    assert split_work(ranges[:3], 4) == (ranges[:1], [ranges[1:2], ranges[2:3]])  # fewer groups than workers
+    assert split_work(ranges[:2], 4) == (ranges[:2], []) and split_work([], 2) == ([], [])
+
+
+def patch_encode_range(monkeypatch: pytest.MonkeyPatch, before) -> None:
+    """Run ``before(start)`` ahead of each chunk's encoding; forked workers inherit the patch."""
+    encode_range = core.export.encode_range
+
+    def patched(tokenizer, path: Path, start: int, end: int, dtype: str) -> bytes:
+        before(start)
+        return encode_range(tokenizer, path, start, end, dtype)
+
+    monkeypatch.setattr(core.export, "encode_range", patched)
+
+
+@pytest.mark.parametrize("bad_groups", [[2], [1, 2], [0, 2]], ids=["last", "two-workers", "here-and-worker"])
+def test_worker_errors_come_back_first_in_file_order(
+    tmp_path: Path, small, bad_groups: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Invalid UTF-8 met by a worker: its error and offset, or an earlier one's even when that comes in later."""
+    import time
+
+    corpus = tmp_path / "corpus.txt"
+    data = bytearray(WORDS)
+    corpus.write_bytes(data)
+    _, groups = plan(corpus, 3, 64)
+    offsets = []
+    for index in bad_groups:
+        middle = (groups[index][0][0] + groups[index][-1][1]) // 2
+        offsets.append(next(at for at in range(middle, len(data)) if data[at : at + 1].isalpha()))
+        data[offsets[-1]] = 0xFF
+    corpus.write_bytes(data)
+    _, groups = plan(corpus, 3, 64)
+    for index, offset in zip(bad_groups, offsets):
+        assert groups[index][0][0] <= offset < groups[index][-1][1]  # the bad bytes are where the test says
+    if len(bad_groups) > 1:
+        # The group with the first bad byte starts late, so that the later error surely comes in first.
+        late = groups[bad_groups[0]][0][0]
+        patch_encode_range(monkeypatch, lambda start: time.sleep(0.5) if start == late else None)
+    with pytest.raises(CorpusError) as caught:
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=3, chunk_bytes=64)
+    assert f"byte offset {offsets[0]} (byte 0xff)" in str(caught.value) and "\n" not in str(caught.value)
+    assert leftovers(tmp_path) == []
+
+
+def test_closing_while_workers_run_leaves_nothing(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing the generator stops the workers at once (these would take an hour) and deletes their part files."""
+    import multiprocessing
+    import time
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    _, groups = plan(corpus, 3, 64)
+    patch_encode_range(monkeypatch, lambda start: time.sleep(3600) if start >= groups[1][0][0] else None)
+    events = export_events(corpus, small, tmp_path / "ids.npy", workers=3, chunk_bytes=64)
+    for event in events:
+        assert isinstance(event, ExportProgress)
+        if len([p for p in tmp_path.iterdir() if p.name.endswith(".part")]) == 2:
+            break
+    else:
+        pytest.fail("no part files seen")
+    started = time.monotonic()
+    events.close()
+    assert time.monotonic() - started < 3, "waited for the workers instead of stopping them"
+    assert leftovers(tmp_path) == [] and multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_progress_counts_every_process(tmp_path: Path, small, workers: int) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(ADVERSARIAL.encode("utf-8") * 4)
+    prefix, groups = plan(corpus, workers, 100)
+    assert len(groups) == workers
+    events = list(export_events(corpus, small, tmp_path / "ids.npy", workers=workers, chunk_bytes=100))
+    progress = [e for e in events if isinstance(e, ExportProgress)]
+    assert isinstance(events[-1], ExportFinished)
+    assert np.load(tmp_path / "ids.npy").tolist() == encoder(small).encode(corpus.read_bytes().decode())
+    assert len(progress) >= len(prefix) + len(groups[0])  # at least one event per chunk done here
+    assert all(a.done_bytes < b.done_bytes and a.tokens <= b.tokens for a, b in zip(progress, progress[1:]))
+    assert all(e.total_bytes == corpus.stat().st_size for e in progress)
+    assert progress[-1].done_bytes == corpus.stat().st_size and progress[-1].tokens == events[-1].tokens
+
+
+@pytest.mark.parametrize("text", ["", "hi", "hi there", "one two three"])
+def test_too_small_to_split(tmp_path: Path, small, text: str) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8")
+    ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=4, chunk_bytes=4)
+    assert ids.tolist() == encoder(small).encode(text)
+    assert leftovers(tmp_path) == ["ids.npy"]
+
+
+def test_a_worker_that_dies_silently(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(core.export, "_encode_part", lambda *args: os._exit(3))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    with pytest.raises(BPEError, match="export worker process died .* try fewer --workers"):
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
+    assert leftovers(tmp_path) == []
+
+
+def test_other_worker_failures_keep_their_type(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Odd(Exception):  # defined here, so it cannot be pickled: the worker sends its name instead
+        pass
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    _, groups = plan(corpus, 2, 64)
+
+    def fail_in_worker(error: Exception):
+        def before(start: int) -> None:
+            if start >= groups[1][0][0]:
+                raise error
+        return before
+
+    patch_encode_range(monkeypatch, fail_in_worker(RuntimeError("boom at 12")))
+    with pytest.raises(RuntimeError, match="^boom at 12$"):
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
+    monkeypatch.undo()
+    patch_encode_range(monkeypatch, fail_in_worker(Odd("strange")))
+    with pytest.raises(BPEError, match="^an export worker failed: Odd: strange$"):
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
+    assert leftovers(tmp_path) == []
+
+
+def test_spawned_workers(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where fork is missing, workers are spawned and build the tokenizer from the model: same ids, same errors."""
+    monkeypatch.setattr(core.export, "_start_method", lambda: "spawn")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(ADVERSARIAL.encode("utf-8"))
+    ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=3, chunk_bytes=200)
+    assert ids.tolist() == encoder(small).encode(ADVERSARIAL)
+    corpus.write_bytes(ADVERSARIAL.encode("utf-8") + b"tail \xff")
+    with pytest.raises(CorpusError, match=f"byte offset {len(ADVERSARIAL.encode())+ 5} "):
+        export_corpus(corpus, small, tmp_path / "bad.npy", workers=3, chunk_bytes=200)
+    assert leftovers(tmp_path) == ["ids.npy"]
