@@ -339,10 +339,13 @@ def test_progress_counts_every_process(tmp_path: Path, small, workers: int) -> N
     assert progress[-1].done_bytes == corpus.stat().st_size and progress[-1].tokens == events[-1].tokens
 
 
-@pytest.mark.parametrize("text", ["", "hi", "hi there", "one two three"])
-def test_too_small_to_split(tmp_path: Path, small, text: str) -> None:
+@pytest.mark.parametrize(("text", "groups"), [("", 0), ("hi", 0), ("hi there", 0), ("one two three", 0),
+                                             ("one two three four", 2)])
+def test_too_small_to_split(tmp_path: Path, small, text: str, groups: int) -> None:
+    """Four workers on up to three chunks: all done here without workers, or two groups. Same ids either way."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(text, encoding="utf-8")
+    assert len(plan(corpus, 4, 4)[1]) == groups
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=4, chunk_bytes=4)
     assert ids.tolist() == encoder(small).encode(text)
     assert leftovers(tmp_path) == ["ids.npy"]
@@ -391,6 +394,6 @@ def test_spawned_workers(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch)
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=3, chunk_bytes=200)
     assert ids.tolist() == encoder(small).encode(ADVERSARIAL)
     corpus.write_bytes(ADVERSARIAL.encode("utf-8") + b"tail \xff")
-    with pytest.raises(CorpusError, match=f"byte offset {len(ADVERSARIAL.encode())+ 5} "):
+    with pytest.raises(CorpusError, match=f"byte offset {len(ADVERSARIAL.encode()) + 5} "):
         export_corpus(corpus, small, tmp_path / "bad.npy", workers=3, chunk_bytes=200)
     assert leftovers(tmp_path) == ["ids.npy"]
