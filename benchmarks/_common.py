@@ -123,6 +123,12 @@ def _pss_sum(procs: list[Any]) -> int:
     return total
 
 
+def _child_environment() -> dict[str, str]:
+    """This environment, minus PYTHONDONTWRITEBYTECODE: with it set (as in some sandboxes) every child
+    would compile bpe-tui's modules from source at each start, which a normal install does only once."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *, timeout: float = 600.0,
              env: dict[str, str] | None = None) -> Measurement:
     """Run ``module.function(**kwargs)`` in a fresh interpreter and measure the whole process.
@@ -145,7 +151,7 @@ def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *
         with open(err, "wb") as err_handle:
             start = time.perf_counter()
             proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err_handle, cwd=folder,
-                                    env={**os.environ, **(env or {})}, start_new_session=True)
+                                    env={**_child_environment(), **(env or {})}, start_new_session=True)
 
             def sample() -> None:
                 nonlocal peak, peak_pss
