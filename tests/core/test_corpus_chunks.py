@@ -23,7 +23,18 @@ import core.corpus
 from core.corpus import chunk_boundaries, count_chunk
 from core.events import PhaseProgress, TrainingFinished
 from core.patterns import GPT2_PATTERN
-from core.train import PARALLEL_MIN_BYTES, TrainingRun, train_bpe
+from core import train
+from core.train import TrainingRun, train_bpe
+
+PARALLEL_MIN_BYTES = 1 << 20
+"""The size from which these tests' corpora are read by worker processes (patched in, whatever the default)."""
+
+
+@pytest.fixture(autouse=True)
+def _workers_from_one_mib(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The corpora here were sized around a 1 MiB threshold (tinyshakespeare among them).
+    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", PARALLEL_MIN_BYTES)
+
 
 SPECIAL = "<|endoftext|>"
 WHITESPACE = regex.compile(r"\s")
