@@ -450,7 +450,8 @@ class PairQueue:
 
 
 class PairMerger:
-    """The merge engine: the pre-tokens and the pair queue, joined.
+    """The merge engine: a store of pre-tokens (``JoinedWords`` while merges are dense, then a
+    ``WordStore``) and the ``PairQueue`` that picks each merge.
 
     >>> merger = PairMerger({"low": 1, " low": 2, " lower": 2, " newest": 1}, {i: bytes([i]) for i in range(256)})
     >>> merger.pop_best()
@@ -488,6 +489,7 @@ class PairMerger:
         return self.queue.top_pairs(n)
 
     def pop_best(self) -> tuple[str, int, int] | None:
+        """The next merge (see ``PairQueue.pop_best``); hands over to a ``WordStore`` once merges are sparse."""
         best = self.queue.pop_best()
         if best is not None and isinstance(self.words, JoinedWords) and self.words.is_sparse(best[1]):
             store = self.words.word_store()
@@ -499,6 +501,3 @@ class PairMerger:
         """Merge ``pair`` into token ``new_id`` everywhere and update the counts."""
         self.queue.add_token(pair, new_id)
         self.queue.update(self.words.merge(pair, chr(new_id)), pair)
-
-    def close(self) -> None:
-        """Nothing to release; present so that callers can treat any engine alike."""

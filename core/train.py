@@ -186,13 +186,10 @@ class TrainingRun:
             yield PhaseProgress("counting", 0, unique)
             self._merger = PairMerger(word_counts, self.vocab, pool=pool, parts=self.workers)
         del word_counts
-        try:
-            yield PhaseProgress("counting", unique, unique)
-            if self.cancelled:
-                return
-            reason = yield from self._merge(self._merger)
-        finally:
-            self._merger.close()
+        yield PhaseProgress("counting", unique, unique)
+        if self.cancelled:
+            return
+        reason = yield from self._merge(self._merger)
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
 
