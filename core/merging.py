@@ -43,7 +43,7 @@ MAX_TOKEN_ID = 0x10FFFE
 _SEPARATOR = chr(0x10FFFF)
 """Goes between pre-tokens when they are joined for a merge: above every token id, so never a token."""
 
-FEW_WORDS = 64
+FEW_WORDS = 256
 """Up to this many pre-tokens, a merge loops over occurrences in Python instead of joining them."""
 
 PARALLEL_COUNT_MIN_CHARS = 500_000
