@@ -10,7 +10,8 @@ from format_cases import SPECIAL, TEXTS, encoder, gpt2_model, small_model, train
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.export
+import core.export_encoding
+import core.export_workers
 from core.errors import BPEError, CorpusError, SettingsError
 from core.export import (
     ExportFinished,
@@ -262,13 +263,13 @@ def test_split_work_covers_everything_in_order() -> None:
 
 def patch_encode_range(monkeypatch: pytest.MonkeyPatch, before) -> None:
     """Run ``before(start)`` ahead of each chunk's encoding; forked workers inherit the patch."""
-    encode_range = core.export.encode_range
+    encode_range = core.export_encoding.encode_range
 
     def patched(tokenizer, path: Path, start: int, end: int, dtype: str) -> bytes:
         before(start)
         return encode_range(tokenizer, path, start, end, dtype)
 
-    monkeypatch.setattr(core.export, "encode_range", patched)
+    monkeypatch.setattr(core.export_encoding, "encode_range", patched)
 
 
 @pytest.mark.parametrize("bad_groups", [[2], [1, 2], [0, 2]], ids=["last", "two-workers", "here-and-worker"])
@@ -354,7 +355,7 @@ def test_too_small_to_split(tmp_path: Path, small, text: str, groups: int) -> No
 def test_a_worker_that_dies_silently(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    monkeypatch.setattr(core.export, "_encode_part", lambda *args: os._exit(3))
+    monkeypatch.setattr(core.export_workers, "_encode_part", lambda *args: os._exit(3))
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
     with pytest.raises(BPEError, match="export worker process died .* try fewer --workers"):
@@ -388,7 +389,7 @@ def test_other_worker_failures_keep_their_type(tmp_path: Path, small, monkeypatc
 
 def test_spawned_workers(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where fork is missing, workers are spawned and build the tokenizer from the model: same ids, same errors."""
-    monkeypatch.setattr(core.export, "_start_method", lambda: "spawn")
+    monkeypatch.setattr(core.export_workers, "_start_method", lambda: "spawn")
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(ADVERSARIAL.encode("utf-8"))
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=3, chunk_bytes=200)

@@ -1,0 +1,119 @@
+"""Where a corpus can be cut for export, so that encoding the pieces one by one gives the ids of the whole.
+
+Safe cuts:
+
+* right after a special token occurrence that overlaps no other occurrence: encoding splits the text
+  there anyway, and with no overlap the longest-first matcher is certain to pick that occurrence;
+* for GPT-2's pattern, before an ASCII whitespace byte that follows a non-whitespace character and is
+  not inside a special token: no GPT-2 pre-token contains "non-space then space", and nothing before
+  the cut looks past it. A cut right *after* whitespace is not safe, because ``\\s+(?!\\S)`` leaves the
+  last space of a run for the next word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import regex
+
+from core.patterns import GPT2_PATTERN
+
+_WHITESPACE_BYTES = b" \n\t\r\x0b\x0c"
+_WHITESPACE = regex.compile(r"\s")
+_SEARCH_BLOCK = 1 << 16
+
+
+def _char_before_is_whitespace(data: bytes, p: int) -> bool:
+    start = p - 1
+    while start > 0 and p - start < 4 and 0x80 <= data[start] < 0xC0:
+        start -= 1
+    char = data[start:p].decode("utf-8", errors="replace")
+    return _WHITESPACE.match(char[-1]) is not None
+
+
+def _occurrences(data: bytes, token: bytes, lo: int, hi: int) -> Iterator[int]:
+    """Starts of ``token`` in ``data`` at positions ``lo <= at < hi``."""
+    stop = hi + len(token) - 1  # an occurrence starting before ``hi`` ends by here
+    at = data.find(token, max(lo, 0), stop)
+    while at != -1:
+        yield at
+        at = data.find(token, at + 1, stop)
+
+
+def _spanned(data: bytes, p: int, specials: list[bytes]) -> bool:
+    """Whether some special token occurrence has ``p`` strictly inside it."""
+    return any(at < p for token in specials for at in _occurrences(data, token, p - len(token) + 1, p))
+
+
+def _isolated(data: bytes, start: int, end: int, specials: list[bytes]) -> bool:
+    """Whether the occurrence ``[start, end)`` overlaps no other special token occurrence."""
+    for token in specials:
+        for at in _occurrences(data, token, start - len(token) + 1, end):
+            if (at, at + len(token)) != (start, end):
+                return False
+    return True
+
+
+def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], *, whitespace: bool) -> int | None:
+    """The earliest safe cut ``p`` with ``lo <= p < hi`` in ``data`` (see the module docstring), or ``None``.
+
+    ``data`` must extend at least the longest special token's length beyond both ends of ``[lo, hi)``
+    (or be the whole file there), so that no occurrence around a candidate is missed.
+
+    >>> first_safe_cut(b"ab  cd ef", 1, 9, [], whitespace=True)
+    2
+    >>> first_safe_cut(b"x<s>y z", 1, 7, [b"<s>"], whitespace=False)
+    4
+    """
+    best: int | None = None
+    if whitespace:
+        for space in _WHITESPACE_BYTES:
+            at = data.find(space, max(lo, 1), hi if best is None else best)
+            while at != -1:
+                if not _char_before_is_whitespace(data, at) and not _spanned(data, at, specials):
+                    best = at
+                    break
+                at = data.find(space, at + 1, hi if best is None else best)
+    for token in specials:
+        for at in _occurrences(data, token, lo - len(token), hi - len(token)):
+            end = at + len(token)
+            if lo <= end and (best is None or end < best) and _isolated(data, at, end, specials):
+                best = end
+                break
+    return best
+
+
+def chunk_ranges(path: Path, special_tokens: list[str], pattern: str, chunk_bytes: int) -> Iterator[tuple[int, int]]:
+    """Byte ranges ``(start, end)`` covering ``path`` in order, each ending at a safe cut near ``chunk_bytes``.
+
+    Reads only a window around each target offset. A chunk grows past ``chunk_bytes`` until a safe cut
+    turns up, so a file with none (one huge pre-token, or a custom pattern and no special tokens) is one
+    chunk.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "c.txt"; _ = path.write_bytes(b"one two  three")
+    >>> list(chunk_ranges(path, [], GPT2_PATTERN, 4))
+    [(0, 7), (7, 14)]
+    """
+    size = path.stat().st_size
+    specials = [token.encode("utf-8") for token in special_tokens]
+    margin = max((len(token) for token in specials), default=0) + 4
+    whitespace = pattern == GPT2_PATTERN
+    start = 0
+    with open(path, "rb") as handle:
+        while start < size:
+            lo = start + chunk_bytes
+            cut = None
+            while cut is None and lo < size:
+                base = max(0, lo - margin)
+                handle.seek(base)
+                data = handle.read(lo - base + _SEARCH_BLOCK + margin)
+                hi = lo + _SEARCH_BLOCK if base + len(data) < size else base + len(data)
+                end = min(hi, base + len(data))
+                found = first_safe_cut(data, lo - base, end - base, specials, whitespace=whitespace)
+                cut = None if found is None else base + found
+                lo = hi
+            end = size if cut is None or cut >= size else cut
+            yield start, end
+            start = end
