@@ -17,6 +17,7 @@ from pathlib import Path
 import regex
 
 from core.errors import CorpusError
+from core.fast_split import splitter_for
 from core.patterns import compile_pattern, split_documents
 
 _WHITESPACE = regex.compile(r"\s")
@@ -158,10 +159,10 @@ def count_pretokens(text: str, special_tokens: list[str], pattern: str) -> Count
     >>> count_pretokens("low low<|endoftext|>low", ["<|endoftext|>"], compile_pattern().pattern)
     Counter({'low': 2, ' low': 1})
     """
-    compiled = compile_pattern(pattern)
+    split = splitter_for(pattern, spell_out_bmp=False)  # ASCII documents: stdlib re, twice as fast
     counts: Counter[str] = Counter()
     for document in split_documents(text, special_tokens):
-        counts.update(compiled.findall(document))
+        counts.update(split(document))
     return counts
 
 

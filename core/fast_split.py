@@ -1,9 +1,10 @@
 """A faster, exactly equivalent splitter for the GPT-2 pattern, built for the stdlib ``re`` engine.
 
-Pre-tokenisation is the floor of encoding speed. The ``regex`` module's ``\\p{L}``/``\\p{N}`` lookups
-cost about twice what ``re`` spends on plain character classes, so for the GPT-2 pattern we spell
-``\\p{L}``, ``\\p{N}`` and ``\\s`` out as explicit classes, computed at run time *from the regex module
-itself* (so both agree on the Unicode version). Only Basic Multilingual Plane ranges are spelled out:
+Pre-tokenisation is the floor of encoding speed (and a good part of training on English). The ``regex``
+module's ``\\p{L}``/``\\p{N}`` lookups cost about twice what ``re`` spends on plain character classes, so
+for the GPT-2 pattern we spell ``\\p{L}``, ``\\p{N}`` and ``\\s`` out as explicit classes, computed at run
+time *from the regex module itself* (so both agree on the Unicode version): over ASCII for ASCII text,
+over the Basic Multilingual Plane for other text. Only BMP ranges are spelled out:
 ``re`` stores those as a compact bitmap, while astral ranges would make it scan a list. Text holding an
 astral character (emoji, rare CJK) therefore goes to the ordinary ``regex`` pattern. Either way the
 pieces are identical; tests compare the two on random text.
@@ -24,48 +25,58 @@ Splitter = Callable[[str], list[str]]
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def splitter_for(pattern: str) -> Splitter:
+def splitter_for(pattern: str, *, spell_out_bmp: bool = True) -> Splitter:
     """A ``findall``-like function giving the pre-tokens of a text under ``pattern``.
+
+    For the GPT-2 pattern, ASCII text goes to a small ``re`` pattern (built in well under a millisecond)
+    and, with ``spell_out_bmp``, other text without astral characters to the BMP one (built on first use,
+    about 0.1 s: worth it for a tokenizer that encodes much text, not for one training run's reading).
 
     >>> splitter_for(GPT2_PATTERN)("Hello, world  !")
     ['Hello', ',', ' world', ' ', ' !']
     """
     if pattern == GPT2_PATTERN:
-        return _gpt2_splitter()
+        return _gpt2_splitter(spell_out_bmp)
     return compile_pattern(pattern).findall
 
 
 @cache
-def _gpt2_splitter() -> Splitter:
-    fast = re.compile(gpt2_bmp_pattern()).findall
+def _gpt2_splitter(spell_out_bmp: bool) -> Splitter:
+    ascii_split = re.compile(gpt2_re_pattern(0x80)).findall
     slow = compile_pattern(GPT2_PATTERN).findall
     astral = _ASTRAL.search
+    bmp_split: Splitter | None = None
 
     def split(text: str) -> list[str]:
-        if text.isascii() or astral(text) is None:
-            return fast(text)
-        return slow(text)
+        nonlocal bmp_split
+        if text.isascii():
+            return ascii_split(text)
+        if not spell_out_bmp or astral(text) is not None:
+            return slow(text)
+        if bmp_split is None:
+            bmp_split = re.compile(gpt2_re_pattern(0x10000)).findall
+        return bmp_split(text)
 
     return split
 
 
 @cache
-def gpt2_bmp_pattern() -> str:
-    """The GPT-2 pattern for ``re``, exact on text without astral characters.
+def gpt2_re_pattern(below: int) -> str:
+    """The GPT-2 pattern for ``re``, exact on text whose code points are all under ``below`` (at most 0x10000).
 
-    >>> re.findall(gpt2_bmp_pattern(), "it's 42 \\n\\n")
+    >>> re.findall(gpt2_re_pattern(0x80), "it's 42 \\n\\n")
     ['it', "'s", ' 42', ' \\n\\n']
     """
-    letters, numbers, spaces = (_bmp_class(prop) for prop in (r"\p{L}", r"\p{N}", r"\s"))
+    letters, numbers, spaces = (_class_below(prop, below) for prop in (r"\p{L}", r"\p{N}", r"\s"))
     return (
         rf"'(?:[sdmt]|ll|ve|re)| ?[{letters}]+| ?[{numbers}]+| ?[^{spaces}{letters}{numbers}]+"
         rf"|[{spaces}]+(?![^{spaces}])|[{spaces}]+"
     )
 
 
-def _bmp_class(prop: str) -> str:
-    """The body of a character class listing the BMP code points that ``regex`` matches with ``prop``."""
-    every = "".join(map(chr, range(0x10000)))
+def _class_below(prop: str, below: int) -> str:
+    """The body of a character class listing the code points under ``below`` that ``regex`` matches with ``prop``."""
+    every = "".join(map(chr, range(below)))
     ranges = []
     for match in regex.finditer(prop + "+", every):
         first, last = match.start(), match.end() - 1

@@ -204,6 +204,26 @@ def test_fast_splitter_equals_the_regex_pattern_on_bmp_text(text) -> None:
     assert splitter_for(GPT2_PATTERN)(text) == compile_pattern().findall(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F, exclude_categories=())), st.booleans())
+def test_fast_splitter_equals_the_regex_pattern_on_ascii_text(text, spell_out_bmp) -> None:
+    # ASCII text (every control character included) takes the small re pattern, in training and encoding.
+    assert splitter_for(GPT2_PATTERN, spell_out_bmp=spell_out_bmp)(text) == compile_pattern().findall(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x3100, exclude_categories=())))
+def test_training_splitter_equals_the_regex_pattern(text) -> None:
+    assert splitter_for(GPT2_PATTERN, spell_out_bmp=False)(text) == compile_pattern().findall(text)
+
+
+def test_fast_splitter_on_every_ascii_character() -> None:
+    every = "".join(map(chr, range(0x80)))
+    sample = "".join(f"{every[i:i + 3]} {every[i + 1]}  \n'{every[i + 2]}ll'S" for i in range(0, 0x7D))
+    assert sample.isascii()
+    assert splitter_for(GPT2_PATTERN, spell_out_bmp=False)(sample) == compile_pattern().findall(sample)
+
+
 def test_fast_splitter_on_every_bmp_character_class() -> None:
     every = "".join(map(chr, range(0x10000)))
     sample = "".join(f"{every[i:i + 7]} {every[i + 3:i + 5]}  \n'll{every[i + 1]}" for i in range(0, 0xFFF0, 5))
