@@ -29,8 +29,9 @@ def splitter_for(pattern: str, *, spell_out_bmp: bool = True) -> Splitter:
     """A ``findall``-like function giving the pre-tokens of a text under ``pattern``.
 
     For the GPT-2 pattern, ASCII text goes to a small ``re`` pattern (built in well under a millisecond)
-    and, with ``spell_out_bmp``, other text without astral characters to the BMP one (built on first use,
-    about 0.1 s: worth it for a tokenizer that encodes much text, not for one training run's reading).
+    and, with ``spell_out_bmp``, other text without astral characters to the BMP one (built here, once per
+    process, in about 0.1 s: worth it for a tokenizer that encodes much text, not for a training run's
+    reading, which sends non-ASCII text to ``regex``).
 
     >>> splitter_for(GPT2_PATTERN)("Hello, world  !")
     ['Hello', ',', ' world', ' ', ' !']
@@ -44,18 +45,17 @@ def splitter_for(pattern: str, *, spell_out_bmp: bool = True) -> Splitter:
 def _gpt2_splitter(spell_out_bmp: bool) -> Splitter:
     ascii_split = re.compile(gpt2_re_pattern(0x80)).findall
     slow = compile_pattern(GPT2_PATTERN).findall
+    if not spell_out_bmp:
+        return lambda text: ascii_split(text) if text.isascii() else slow(text)
+    bmp_split = re.compile(gpt2_re_pattern(0x10000)).findall
     astral = _ASTRAL.search
-    bmp_split: Splitter | None = None
 
     def split(text: str) -> list[str]:
-        nonlocal bmp_split
         if text.isascii():
             return ascii_split(text)
-        if not spell_out_bmp or astral(text) is not None:
-            return slow(text)
-        if bmp_split is None:
-            bmp_split = re.compile(gpt2_re_pattern(0x10000)).findall
-        return bmp_split(text)
+        if astral(text) is None:
+            return bmp_split(text)
+        return slow(text)
 
     return split
 
