@@ -23,7 +23,9 @@ from core.patterns import compile_pattern, split_documents
 _WHITESPACE = regex.compile(r"\s")
 _SEARCH_BLOCK = 1 << 16
 _MAX_SEARCH = 1 << 22  # give up moving a boundary after 4 MiB: the chunk just grows
-TARGET_CHUNK_BYTES = 1 << 22
+TARGET_CHUNK_BYTES = 1 << 20
+"""Chunk size for reading: a worker's peak is about ten times its chunk (the list of pre-tokens), so 1 MiB
+keeps each worker near 10 MiB whatever the corpus size."""
 
 
 def check_corpus_path(path: str | os.PathLike[str]) -> Path:
