@@ -52,6 +52,9 @@ PARALLEL_COUNT_MIN_CHARS = 500_000
 JOINED_MIN_CHARS = 200_000
 """Characters of unique pre-tokens from which the first merges run on ``JoinedWords``."""
 
+JOINED_SEGMENT_CHARS = 1 << 22
+"""About how many characters of ``JoinedWords`` text one split covers (bounds its pieces' memory)."""
+
 JOINED_CHARS_PER_OCCURRENCE = 1000
 """A merge is left to the index once its occurrences are fewer than the joined text's length over this."""
 
@@ -131,19 +134,31 @@ def neighbour_deltas(pair: str, new: str, lefts: Counter[str], rights: Counter[s
 
 
 class JoinedWords:
-    """Every pre-token in one string, each repeated as often as it occurs: the store for dense merges.
+    """Every pre-token in a few long strings, each repeated as often as it occurs: the store for dense merges.
 
     The first merges of a corpus touch most pre-tokens (in Japanese the first one has half a million
     occurrences). Then one ``split`` of the whole text finds every occurrence faster than gathering
     pre-tokens one by one through an index, and repeating each pre-token by its frequency lets Counter
     tally every neighbour in C. Once merges are sparse, ``word_store`` hands over to a ``WordStore``.
-    Only worth it while the repeats add little text (mostly unique pre-tokens, as in Japanese).
+    Only worth it while the repeats add little text (mostly unique pre-tokens, as in Japanese). The text is
+    cut into segments of about ``JOINED_SEGMENT_CHARS`` (at pre-token boundaries) so that a split's pieces,
+    one string per occurrence, stay bounded on a large corpus.
     """
 
     def __init__(self, words: list[str], freqs: list[int]) -> None:
         self.freqs = freqs
-        self._text = _SEPARATOR + _SEPARATOR.join(chain.from_iterable(map(repeat, words, freqs))) + _SEPARATOR
         self._firsts = list(accumulate(freqs, initial=0))[:-1]  # where each pre-token's first copy is
+        self._segments: list[str] = []
+        segment: list[str] = []
+        size = 0
+        for word in chain.from_iterable(map(repeat, words, freqs)):
+            segment.append(word)
+            size += len(word) + 1
+            if size >= JOINED_SEGMENT_CHARS:
+                self._segments.append(_SEPARATOR + _SEPARATOR.join(segment) + _SEPARATOR)
+                segment, size = [], 0
+        if segment or not self._segments:
+            self._segments.append(_SEPARATOR + _SEPARATOR.join(segment) + _SEPARATOR)
 
     @staticmethod
     def suits(words: list[str], freqs: list[int]) -> bool:
@@ -154,7 +169,7 @@ class JoinedWords:
 
     def is_sparse(self, count: int) -> bool:
         """Whether a merge of ``count`` occurrences is cheaper through an index than by a whole split."""
-        return count * JOINED_CHARS_PER_OCCURRENCE < len(self._text)
+        return count * JOINED_CHARS_PER_OCCURRENCE < sum(map(len, self._segments))
 
     def count(self) -> dict[str, int]:
         """Every pair's count (occurrences in the text, so weighted by frequency).
@@ -162,21 +177,31 @@ class JoinedWords:
         One Counter over the whole text is fast enough that sharing it with worker processes does not pay:
         sending them the text costs as much as it saves.
         """
-        counts = Counter(_pairs(self._text))
+        counts: Counter[str] = Counter()
+        for segment in self._segments:
+            counts.update(_pairs(segment))
         for pair in [pair for pair in counts if _SEPARATOR in pair]:
             del counts[pair]
         return dict(counts)
 
     def merge(self, pair: str, new: str) -> defaultdict[str, int]:
         """Like ``WordStore.merge``, over the whole text."""
-        pieces = self._text.split(pair)
-        self._text = new.join(pieces)
-        lefts = Counter(map(_last_char, islice(pieces, len(pieces) - 1)))
-        return neighbour_deltas(pair, new, lefts, Counter(map(_first_char, islice(pieces, 1, None))))
+        lefts: Counter[str] = Counter()
+        rights: Counter[str] = Counter()
+        segments = self._segments
+        for number, segment in enumerate(segments):
+            pieces = segment.split(pair)
+            if len(pieces) > 1:
+                segments[number] = new.join(pieces)
+                lefts.update(map(_last_char, islice(pieces, len(pieces) - 1)))
+                rights.update(map(_first_char, islice(pieces, 1, None)))
+        return neighbour_deltas(pair, new, lefts, rights)
 
     def word_store(self) -> WordStore:
         """The pre-tokens as they are now, one each, for a ``WordStore`` (not yet indexed)."""
-        copies = self._text[1:-1].split(_SEPARATOR)
+        copies: list[str] = []
+        for segment in self._segments:
+            copies += segment[1:-1].split(_SEPARATOR)
         return WordStore(list(map(copies.__getitem__, self._firsts)), self.freqs)
 
 

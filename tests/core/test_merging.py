@@ -48,9 +48,13 @@ def test_each_merge_matches_a_full_recount(
     if index_below is not None:  # merge on the whole joined text until a merge has fewer occurrences
         monkeypatch.setattr(merging.JoinedWords, "suits", staticmethod(lambda words, freqs: True))
         monkeypatch.setattr(merging.JoinedWords, "is_sparse", lambda self, count: count < index_below)
+        if index_below:  # and in many short segments
+            monkeypatch.setattr(merging, "JOINED_SEGMENT_CHARS", 500)
     text = (samples_dir / "mixed.txt").read_text(encoding="utf-8")
     merger, vocab = engine(text, cold_below)
     assert isinstance(merger.words, merging.JoinedWords) == (index_below is not None)
+    if index_below:
+        assert len(merger.words._segments) > 10
     words = words_of(text, [SPECIAL])
     for _ in range(300):
         ranked = ranked_pairs(count_pairs(words))
