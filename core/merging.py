@@ -56,7 +56,12 @@ JOINED_SEGMENT_CHARS = 1 << 22
 """About how many characters of ``JoinedWords`` text one split covers (bounds its pieces' memory)."""
 
 JOINED_CHARS_PER_OCCURRENCE = 1000
-"""A merge is left to the index once its occurrences are fewer than the joined text's length over this."""
+"""A merge is left to the index once its occurrences are fewer than the joined text's length over this.
+
+So a merge on the joined text scans at most this many characters (in C, about 1-2 µs) per occurrence it
+merges: still work in proportion to the occurrences, as with the index. On ja_aozora the hand-over comes
+after about 175 merges, when the pair is in about 1% of the pre-tokens; handing over at 200 instead of
+1000 made training 7% slower, at 100 19% slower."""
 
 COLD_BELOW = 8
 """Pairs made with a count under this are left out until the best count falls below it."""
