@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import signal
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -34,23 +33,16 @@ from core.corpus import (
 from core.errors import SettingsError
 from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
 from core.merging import MAX_TOKEN_ID, PairMerger
-
-if TYPE_CHECKING:
-    from multiprocessing.pool import Pool
 from core.model import BPEModel, TrainingInfo
 from core.patterns import GPT2_PATTERN
+
+if TYPE_CHECKING:
+    from core.worker_pool import WorkerPool
 
 PARALLEL_MIN_BYTES = 3 << 19
 """Below this size (1.5 MiB) a corpus is read in-process: starting a pool costs about 40 ms, and on
 English text that is what two workers save on a 1 MB corpus (tinyshakespeare ran no faster with them)."""
 
-
-def ignore_interrupts() -> None:
-    """In a worker process: leave Ctrl-C to the parent, which cancels the run and stops its workers.
-
-    A terminal sends SIGINT to the whole process group; without this every worker would print a traceback.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
     """Reject settings that cannot work, with one line that says what to change."""
@@ -194,21 +186,17 @@ class TrainingRun:
             yield TrainingFinished(self.result(), reason)
 
     @contextlib.contextmanager
-    def _worker_pool(self) -> Iterator[Pool | None]:
+    def _worker_pool(self) -> Iterator[WorkerPool | None]:
         """Worker processes for reading and the first pair count, or None where they would not pay."""
         if self.path is None or self.workers < 2 or self.path.stat().st_size < PARALLEL_MIN_BYTES:
             yield None
             return
-        import multiprocessing  # here, not at the top: most runs never start workers
+        from core.worker_pool import WorkerPool  # here, not at the top: most runs never start workers
 
-        pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=ignore_interrupts)
-        try:
+        with WorkerPool(self.workers) as pool:
             yield pool
-        finally:
-            pool.terminate()
-            pool.join()
 
-    def _read(self, word_counts: dict[str, int], pool: Pool | None) -> Iterator[TrainingEvent]:
+    def _read(self, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
         if self.text is not None:
             data = self.text.encode("utf-8")
             self._corpus_bytes = len(data)
@@ -243,7 +231,7 @@ class TrainingRun:
                     return
             self._corpus_sha256 = file_sha256(self.path)
         else:
-            results = pool.imap_unordered(count_chunk, jobs)
+            results = pool.map_unordered(count_chunk, ((job,) for job in jobs))
             # Hash while the workers count: the parent would only be waiting otherwise.
             self._corpus_sha256 = file_sha256(self.path)
             for n, chunk_counts in results:

@@ -1,24 +1,24 @@
-"""The merge engine's two ways of merging and its cold pairs, each checked against the naive recount.
+"""The merge engine's ways of merging and its cold pairs, each checked against the naive recount.
 
-``core.merging`` merges a handful of pre-tokens in a Python loop and many of them through one joined
-string, and leaves rare new pairs uncounted until the best count falls to them. Each combination must pick
-exactly the pairs, counts and runner-up counts that recounting from scratch gives, through the point where
-the cold pairs are brought back.
+``core.word_store`` merges a handful of pre-tokens in a Python loop and many of them through one joined
+string, ``core.joined_words`` splits the whole text for the first, dense merges, and ``core.merging`` leaves
+rare new pairs uncounted until the best count falls to them. Each combination must pick exactly the pairs,
+counts and runner-up counts that recounting from scratch gives, through the point where the cold pairs are
+brought back.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.pool
 from pathlib import Path
 
 import pytest
 from naive_bpe import apply_merges, count_pairs, ranked_pairs, words_of
 
-from core import merging
+from core import joined_words, word_store
 from core.corpus import count_pretokens
 from core.merging import PairMerger
 from core.patterns import GPT2_PATTERN
+from core.worker_pool import WorkerPool
 
 SPECIAL = "<|endoftext|>"
 BASE = {i: bytes([i]) for i in range(256)}
@@ -44,15 +44,15 @@ def test_each_merge_matches_a_full_recount(
     few_words: int,
     cold_below: int,
 ) -> None:
-    monkeypatch.setattr(merging, "FEW_WORDS", few_words)
+    monkeypatch.setattr(word_store, "FEW_WORDS", few_words)
     if index_below is not None:  # merge on the whole joined text until a merge has fewer occurrences
-        monkeypatch.setattr(merging.JoinedWords, "suits", staticmethod(lambda words, freqs: True))
-        monkeypatch.setattr(merging.JoinedWords, "is_sparse", lambda self, count: count < index_below)
+        monkeypatch.setattr(joined_words.JoinedWords, "suits", staticmethod(lambda words, freqs: True))
+        monkeypatch.setattr(joined_words.JoinedWords, "is_sparse", lambda self, count: count < index_below)
         if index_below:  # and in many short segments
-            monkeypatch.setattr(merging, "JOINED_SEGMENT_CHARS", 500)
+            monkeypatch.setattr(joined_words, "JOINED_SEGMENT_CHARS", 500)
     text = (samples_dir / "mixed.txt").read_text(encoding="utf-8")
     merger, vocab = engine(text, cold_below)
-    assert isinstance(merger.words, merging.JoinedWords) == (index_below is not None)
+    assert isinstance(merger.words, joined_words.JoinedWords) == (index_below is not None)
     if index_below:
         assert len(merger.words._segments) > 10
     words = words_of(text, [SPECIAL])
@@ -65,14 +65,14 @@ def test_each_merge_matches_a_full_recount(
         merger.apply(pair, len(vocab))
         words = apply_merges(words, [(left, right)])
     assert count < cold_below or cold_below == 1, "the run should have reached the cold pairs"
-    assert isinstance(merger.words, merging.WordStore) == (index_below != 0)
+    assert isinstance(merger.words, word_store.WordStore) == (index_below != 0)
     assert merger.queue.cold_below == 1
 
 
 def test_a_word_of_one_repeated_letter_in_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     # "aaaaa" -> "aa aa a" -> "aaaa a": touching occurrences, the case where neighbours are other occurrences.
     for few_words in (0, 10**9):
-        monkeypatch.setattr(merging, "FEW_WORDS", few_words)
+        monkeypatch.setattr(word_store, "FEW_WORDS", few_words)
         merger, vocab = engine(" ".join(["aaaaa"] * 3 + ["aaa"] * 2 + ["xaaaay"]), cold_below=8)
         made = []
         while (best := merger.pop_best()) is not None:
@@ -108,11 +108,11 @@ def test_top_pairs_include_cold_pairs(samples_dir: Path) -> None:
 def test_a_first_count_shared_with_worker_processes_changes_nothing(
     samples_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(merging, "PARALLEL_COUNT_MIN_CHARS", 0)
+    monkeypatch.setattr(word_store, "PARALLEL_COUNT_MIN_CHARS", 0)
     word_counts = dict(count_pretokens((samples_dir / "mixed.txt").read_text(encoding="utf-8"), [SPECIAL], GPT2_PATTERN))
     alone_vocab, shared_vocab = dict(BASE), dict(BASE)
     alone = PairMerger(word_counts, alone_vocab)
-    with multiprocessing.get_context("fork").Pool(2) as pool:
+    with WorkerPool(2) as pool:
         spy = CountingPool(pool)
         shared = PairMerger(word_counts, shared_vocab, pool=spy, parts=3)  # type: ignore[arg-type]
     assert spy.calls == 1
@@ -124,12 +124,12 @@ def test_a_first_count_shared_with_worker_processes_changes_nothing(
 class CountingPool:
     """A process pool that counts how often work is handed to it."""
 
-    def __init__(self, pool: multiprocessing.pool.Pool) -> None:
+    def __init__(self, pool: WorkerPool) -> None:
         self.pool, self.calls = pool, 0
 
-    def starmap_async(self, *args: object) -> object:
+    def map_unordered(self, *args: object) -> object:
         self.calls += 1
-        return self.pool.starmap_async(*args)
+        return self.pool.map_unordered(*args)
 
 
 def run_merges(merger: PairMerger, vocab: dict[int, bytes], n: int) -> list[tuple[str, int, int]]:

@@ -1,0 +1,52 @@
+"""The reading pool: every job's result once, a job's error raised in the caller, and a close that never hangs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.errors import CorpusError
+from core.worker_pool import WorkerPool
+
+
+def big_result(n: int) -> dict[str, int]:
+    """Several MB once pickled: far more than a pipe holds, so sending it takes many writes."""
+    return {f"pre-token {i}": i for i in range(n)}
+
+
+def fail_on(value: int) -> int:
+    if value == 3:
+        raise CorpusError("corpus.txt: invalid UTF-8 at byte offset 3")
+    return value
+
+
+def test_every_job_once_whatever_the_worker_count() -> None:
+    with WorkerPool(2) as pool:
+        results = list(pool.map_unordered(pow, [(n, 2) for n in range(25)]))
+    assert sorted(results) == [n * n for n in range(25)]
+
+
+def test_a_jobs_error_is_raised_in_the_caller_as_it_was() -> None:
+    with WorkerPool(2) as pool, pytest.raises(CorpusError, match="byte offset 3"):
+        list(pool.map_unordered(fail_on, [(n,) for n in range(6)]))
+
+
+def test_closing_while_workers_send_large_results_returns_at_once() -> None:
+    # multiprocessing.Pool.terminate() could wait forever here: a worker killed mid-send left half a
+    # message for its result thread. Each worker here is made to be mid-send when the pool closes.
+    for _ in range(5):
+        pool = WorkerPool(2)
+        results = pool.map_unordered(big_result, [(400_000,), (400_000,)])
+        time.sleep(0.3)  # both workers are now blocked writing results nobody reads yet
+        started = time.monotonic()
+        pool.close()
+        assert time.monotonic() - started < 5
+        del results
+
+
+def test_processes_are_gone_after_close() -> None:
+    pool = WorkerPool(2)
+    processes = list(pool._processes)
+    pool.close()
+    assert all(not process.is_alive() for process in processes)
