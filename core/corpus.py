@@ -14,13 +14,12 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import regex
-
 from core.errors import CorpusError
 from core.fast_split import splitter_for
 from core.patterns import compile_pattern, split_documents
 
-_WHITESPACE = regex.compile(r"\s")
+_ASCII_WHITESPACE = frozenset(" \t\n\x0b\x0c\r")
+"""What ``\\s`` matches in ``regex`` among ASCII characters (a test checks it against ``regex``)."""
 _SEARCH_BLOCK = 1 << 16
 _MAX_SEARCH = 1 << 22  # give up moving a boundary after 4 MiB: the chunk just grows
 TARGET_CHUNK_BYTES = 1 << 20
@@ -60,7 +59,13 @@ def _char_before_is_whitespace(data: bytes, p: int) -> bool:
     while start > 0 and p - start < 4 and 0x80 <= data[start] < 0xC0:
         start -= 1
     char = data[start:p].decode("utf-8", errors="replace")
-    return bool(char) and _WHITESPACE.match(char[-1]) is not None
+    if not char:
+        return False
+    if char.isascii():
+        return char[-1] in _ASCII_WHITESPACE
+    import regex  # here: only corpora with non-ASCII text need it, and it takes about 25 ms to import
+
+    return regex.match(r"\s", char[-1]) is not None
 
 
 def _occurrences(data: bytes, specials: list[bytes]) -> list[tuple[int, int]]:

@@ -10,6 +10,8 @@ naive counter in ``naive_bpe`` computes independently.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -335,3 +337,20 @@ def test_special_token_with_a_space_one_and_two_workers(tmp_path: Path) -> None:
     two = train_bpe(path, 300, [special], workers=2)
     assert one[1] == [(b"a", b"b")]  # "ab" and "." are the only pre-tokens
     assert two[1] == one[1]
+
+
+def test_ascii_whitespace_is_what_regex_matches() -> None:
+    assert core.corpus._ASCII_WHITESPACE == {chr(c) for c in range(128) if regex.match(r"\s", chr(c))}
+
+
+def test_training_an_ascii_corpus_does_not_import_regex(tmp_path: Path) -> None:
+    # regex takes about 25 ms to import: a small English training run should not pay it.
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower newest widest<|endoftext|>low low\n" * 50, encoding="utf-8")
+    code = (
+        "import sys; from core.train import train_bpe; "
+        f"train_bpe({str(corpus)!r}, 300, ['<|endoftext|>'], workers=1); "
+        "print('regex' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -228,3 +228,9 @@ def test_fast_splitter_on_every_bmp_character_class() -> None:
     every = "".join(map(chr, range(0x10000)))
     sample = "".join(f"{every[i:i + 7]} {every[i + 3:i + 5]}  \n'll{every[i + 1]}" for i in range(0, 0xFFF0, 5))
     assert splitter_for(GPT2_PATTERN)(sample) == compile_pattern().findall(sample)
+
+
+def test_written_out_ascii_classes_are_what_regex_matches() -> None:
+    from core.fast_split import ASCII_CLASSES, class_below
+
+    assert {prop: class_below(prop, 0x80) for prop in ASCII_CLASSES} == ASCII_CLASSES
