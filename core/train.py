@@ -7,8 +7,10 @@ CLI iterate the same events. The work is split in three phases:
    pre-tokens are counted, across processes when the file is large enough for that to pay;
 2. counting: every unique pre-token becomes a list of byte ids, and each adjacent pair gets a count
    (weighted by the pre-token's frequency) and an index of the pre-tokens it occurs in;
-3. merging: a max-heap with lazy invalidation yields the best pair; merging it touches only the
-   pre-tokens that contain it and changes only the counts of its neighbouring pairs (``core.merging``).
+3. merging: a max-heap with lazy invalidation yields the best pair; merging it changes only the counts
+   of its neighbouring pairs, and touches only the pre-tokens that contain it, found through an index
+   (except for the first, dense merges of mostly unique pre-tokens, which split one joined text; see
+   ``core.merging``).
 """
 
 from __future__ import annotations
