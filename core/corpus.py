@@ -53,7 +53,7 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _char_before_is_whitespace(data: bytes, p: int) -> bool:
+def char_before_is_whitespace(data: bytes, p: int) -> bool:
     """Whether the character ending just before byte ``p`` of ``data`` is whitespace (``\\s`` in ``regex``)."""
     start = p - 1
     while start > 0 and p - start < 4 and 0x80 <= data[start] < 0xC0:
@@ -101,7 +101,7 @@ def _safe_cut(data: bytes, specials: list[bytes], start: int, limit: int) -> int
     for ws in (b"\n", b" ", b"\t", b"\r"):
         at = data.find(ws, max(start, 1), limit)
         while at != -1:
-            if not _char_before_is_whitespace(data, at) and not any(s < at < e for s, e in spans):
+            if not char_before_is_whitespace(data, at) and not any(s < at < e for s, e in spans):
                 return at
             at = data.find(ws, at + 1, limit)
     return None

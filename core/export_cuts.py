@@ -15,21 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import regex
-
+from core.corpus import char_before_is_whitespace
 from core.patterns import GPT2_PATTERN
 
 _WHITESPACE_BYTES = b" \n\t\r\x0b\x0c"
-_WHITESPACE = regex.compile(r"\s")
 _SEARCH_BLOCK = 1 << 16
-
-
-def _char_before_is_whitespace(data: bytes, p: int) -> bool:
-    start = p - 1
-    while start > 0 and p - start < 4 and 0x80 <= data[start] < 0xC0:
-        start -= 1
-    char = data[start:p].decode("utf-8", errors="replace")
-    return _WHITESPACE.match(char[-1]) is not None
 
 
 def _occurrences(data: bytes, token: bytes, lo: int, hi: int) -> Iterator[int]:
@@ -71,7 +61,7 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], *, whit
         for space in _WHITESPACE_BYTES:
             at = data.find(space, max(lo, 1), hi if best is None else best)
             while at != -1:
-                if not _char_before_is_whitespace(data, at) and not _spanned(data, at, specials):
+                if not char_before_is_whitespace(data, at) and not _spanned(data, at, specials):
                     best = at
                     break
                 at = data.find(space, at + 1, hi if best is None else best)
