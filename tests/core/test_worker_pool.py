@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
 
 import pytest
 
 from core.errors import CorpusError
-from core.worker_pool import WorkerPool
+from core.worker_pool import WorkerDied, WorkerPool
 
 
 def big_result(n: int) -> dict[str, int]:
     """Several MB once pickled: far more than a pipe holds, so sending it takes many writes."""
     return {f"pre-token {i}": i for i in range(n)}
+
+
+def make_lock() -> threading.Lock:
+    return threading.Lock()
 
 
 def fail_on(value: int) -> int:
@@ -47,6 +54,26 @@ def test_closing_while_workers_send_large_results_returns_at_once() -> None:
 
 def test_processes_are_gone_after_close() -> None:
     pool = WorkerPool(2)
-    processes = list(pool._processes)
+    pids = [worker.pid for worker in pool._workers]
+    assert all(os.kill(pid, 0) is None for pid in pids)  # running
     pool.close()
-    assert all(not process.is_alive() for process in processes)
+    for pid in pids:  # killed and reaped: no such process any more
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
+    with WorkerPool(1) as pool, pytest.raises(WorkerDied, match="ended without sending its result"):
+        list(pool.map_unordered(os._exit, [(3,)]))
+
+
+def test_a_result_that_cannot_be_pickled_is_an_error_and_the_worker_goes_on() -> None:
+    with WorkerPool(1) as pool:
+        with pytest.raises(RuntimeError, match="could not be sent"):
+            list(pool.map_unordered(make_lock, [()]))
+        assert list(pool.map_unordered(pow, [(3, 2)])) == [9]
+
+
+def test_ctrl_c_in_the_terminal_does_not_reach_the_workers() -> None:
+    with WorkerPool(1) as pool:
+        assert list(pool.map_unordered(signal.getsignal, [(signal.SIGINT,)])) == [signal.SIG_IGN]
