@@ -54,20 +54,20 @@ class PairQueue:
 
     New pairs counted under ``cold_below`` are dropped. Every pair missing then counts less than
     ``cold_below``, so a top entry at or above it is the true best; below it, ``warm_all`` first asks
-    ``recount`` for every pair's count.
+    ``recount`` for every pair's count. (``recount`` is passed to each call rather than kept: kept, a
+    bound method of the merger would make a reference cycle, and the whole engine would outlive its run
+    until a full garbage collection, 15 ms at the exit of a tinyshakespeare run.)
     """
 
     def __init__(
         self,
         counts: dict[str, int],
         vocab: dict[int, bytes],
-        recount: Callable[[], dict[str, int]],
         cold_below: int = COLD_BELOW,
     ) -> None:
         self.counts = counts
         self.vocab = vocab
         self.cold_below = cold_below
-        self._recount = recount
         self._keys = [descending_key(vocab[i]) for i in range(len(vocab))]
         self._heap: list[tuple[int, str, str, str]] = []
         self._fill_heap()
@@ -77,13 +77,13 @@ class PairQueue:
         self._heap = [(-count, keys[ord(p[0])], keys[ord(p[1])], p) for p, count in self.counts.items()]
         heapq.heapify(self._heap)
 
-    def warm_all(self) -> None:
-        """Count every pair again, cold ones included, and from now on drop none."""
+    def warm_all(self, recount: Callable[[], dict[str, int]]) -> None:
+        """Count every pair again (``recount``), cold ones included, and from now on drop none."""
         self.cold_below = 1
-        self.counts = self._recount()
+        self.counts = recount()
         self._fill_heap()
 
-    def top_pairs(self, n: int) -> list[tuple[str, int]]:
+    def top_pairs(self, n: int, recount: Callable[[], dict[str, int]]) -> list[tuple[str, int]]:
         """The ``n`` best pairs now, in the order training would pick them (scans all counts)."""
         vocab = self.vocab
         while True:
@@ -94,12 +94,12 @@ class PairQueue:
             )
             if self.cold_below == 1 or (len(best) == n and best[-1][1] >= self.cold_below):
                 return best
-            self.warm_all()
+            self.warm_all(recount)
 
-    def pop_best(self) -> tuple[str, int, int] | None:
+    def pop_best(self, recount: Callable[[], dict[str, int]]) -> tuple[str, int, int] | None:
         """Remove and return the best pair with its count and the runner-up's count, or None if none is left."""
         if self.top_count() < self.cold_below:
-            self.warm_all()
+            self.warm_all(recount)
         heap = self._heap
         if not heap:
             return None
@@ -107,7 +107,7 @@ class PairQueue:
         del self.counts[pair]
         runner_up = self.top_count()
         if runner_up < self.cold_below:
-            self.warm_all()
+            self.warm_all(recount)
             del self.counts[pair]  # counted again, but it is about to be merged
             runner_up = self.top_count()
         return pair, -neg, runner_up
@@ -181,7 +181,7 @@ class PairMerger:
             self.words = WordStore(words, freqs)
             counts = self.words.recount(pool, parts)  # the first count may be shared with a process pool
             self.words.index_from = cold_below
-        self.queue = PairQueue(counts, vocab, self._recount, cold_below)
+        self.queue = PairQueue(counts, vocab, cold_below)
 
     def _recount(self) -> dict[str, int]:
         if isinstance(self.words, JoinedWords):
@@ -191,11 +191,11 @@ class PairMerger:
         return counts
 
     def top_pairs(self, n: int) -> list[tuple[str, int]]:
-        return self.queue.top_pairs(n)
+        return self.queue.top_pairs(n, self._recount)
 
     def pop_best(self) -> tuple[str, int, int] | None:
         """The next merge (see ``PairQueue.pop_best``); hands over to a ``WordStore`` once merges are sparse."""
-        best = self.queue.pop_best()
+        best = self.queue.pop_best(self._recount)
         if best is not None and isinstance(self.words, JoinedWords) and self.words.is_sparse(best[1]):
             store = self.words.word_store()
             store.index(self.queue.counts.keys() | {best[0]}, self.queue.cold_below)
