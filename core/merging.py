@@ -127,10 +127,12 @@ class PairQueue:
         return 0
 
     def add_token(self, pair: str, new_id: int) -> None:
-        """Record the token made by merging ``pair`` (its bytes and its sort key)."""
-        vocab = self.vocab
-        vocab[new_id] = vocab[ord(pair[0])] + vocab[ord(pair[1])]
-        self._keys.append(descending_key(vocab[new_id]))
+        """Record the token made by merging ``pair``: its bytes, and its sort key from its parts' keys
+        (the key of ``a + b`` is ``a``'s key without its terminator, then ``b``'s key)."""
+        vocab, keys = self.vocab, self._keys
+        left, right = ord(pair[0]), ord(pair[1])
+        vocab[new_id] = vocab[left] + vocab[right]
+        keys.append(keys[left][:-1] + keys[right])
 
     def update(self, deltas: dict[str, int], merged: str) -> None:
         """Apply count changes; pairs that gained are pushed, pairs that lost are fixed lazily on pop.

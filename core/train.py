@@ -276,21 +276,24 @@ class TrainingRun:
         """Merge until the vocabulary is full; returns why it stopped (``None`` if cancelled)."""
         target = self._planned_merges()
         yield PhaseProgress("merging", 0, target)
+        # Names bound once: this loop runs once per merge, tens of thousands of times.
+        cancelled, pop_best, apply = self._cancelled.is_set, merger.pop_best, merger.apply
+        vocab, merges, merge_counts, min_frequency = self.vocab, self.merges, self.merge_counts, self.min_frequency
         for _ in range(target):
-            if self.cancelled:
+            if cancelled():
                 return None
-            best = merger.pop_best()
+            best = pop_best()
             if best is None:
                 return "no_pairs"
             pair, count, runner_up = best
-            if count < self.min_frequency:
+            if count < min_frequency:
                 return "min_frequency"
-            new_id = len(self.vocab)
-            left, right = self.vocab[ord(pair[0])], self.vocab[ord(pair[1])]
-            merger.apply(pair, new_id)  # adds new_id to self.vocab
-            self.merges.append((left, right))
-            self.merge_counts.append(count)
-            yield MergeMade(len(self.merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
+            new_id = len(vocab)
+            left, right = vocab[ord(pair[0])], vocab[ord(pair[1])]
+            apply(pair, new_id)  # adds new_id to vocab
+            merges.append((left, right))
+            merge_counts.append(count)
+            yield MergeMade(len(merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
         if self.max_merges is not None and len(self.merges) >= self.max_merges:
             return "max_merges"
         return "vocab_size"

@@ -150,10 +150,11 @@ class WordStore:
         In ``a b a b`` the pair (b, a) between the two occurrences is removed once and (new, new) is added
         once. The merged pair itself may appear in the result; the caller drops it.
         """
-        ids = list(dict.fromkeys(self._where.pop(pair, ())))
+        ids = self._where.pop(pair, [])
         if len(ids) <= FEW_WORDS:
+            # Listed twice or out of date: the loop's first find() in such a pre-token fails at once.
             return self._merge_few(pair, new, ids)
-        return self._merge_many(pair, new, ids)
+        return self._merge_many(pair, new, list(dict.fromkeys(ids)))
 
     def _merge_few(self, pair: str, new: str, ids: list[int]) -> defaultdict[str, int]:
         words, freqs = self.words, self.freqs

@@ -12,11 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from naive_bpe import apply_merges, count_pairs, ranked_pairs, words_of
 
 from core import joined_words, word_store
 from core.corpus import count_pretokens
-from core.merging import PairMerger
+from core.merging import PairMerger, descending_key
 from core.patterns import GPT2_PATTERN
 from core.worker_pool import WorkerPool
 
@@ -161,3 +163,9 @@ def test_the_engine_is_freed_with_its_run_not_left_for_the_garbage_collector(sam
         assert engine_ref() is None
     finally:
         gc.enable()
+
+
+@given(st.binary(max_size=6), st.binary(max_size=6))
+def test_a_merged_tokens_key_is_made_from_its_parts_keys(left: bytes, right: bytes) -> None:
+    # add_token builds the new token's tie-break key this way instead of from its bytes.
+    assert descending_key(left + right) == descending_key(left)[:-1] + descending_key(right)

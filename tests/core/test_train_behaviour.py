@@ -6,7 +6,6 @@ Expected values are worked out by hand (see the comments) or recounted by the na
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import pickle
 import threading
@@ -316,7 +315,7 @@ def test_events_pickle_round_trip_and_are_frozen(samples_dir: Path) -> None:
         assert copy == event and type(copy) is type(event)
     for event, field in ((events[0], "done"), (next(e for e in events if isinstance(e, MergeMade)), "count"),
                          (events[-1], "reason")):
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(AttributeError):
             setattr(event, field, 0)
 
 
