@@ -160,14 +160,15 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
         ) from None
 
 
-def count_pretokens(text: str, special_tokens: list[str], pattern: str) -> Counter[str]:
-    """Count the pre-tokens of ``text``, documents split at special tokens.
+def count_pretokens(text: str, special_tokens: list[str], pattern: str, counts: Counter[str] | None = None) -> Counter[str]:
+    """Count the pre-tokens of ``text``, documents split at special tokens (adding to ``counts`` if given).
 
     >>> count_pretokens("low low<|endoftext|>low", ["<|endoftext|>"], compile_pattern().pattern)
     Counter({'low': 2, ' low': 1})
     """
     split = splitter_for(pattern, spell_out_bmp=False)  # ASCII documents: stdlib re, twice as fast
-    counts: Counter[str] = Counter()
+    if counts is None:
+        counts = Counter()
     for document in split_documents(text, special_tokens):
         counts.update(split(document))
     return counts
@@ -178,10 +179,21 @@ def count_chunk(job: tuple[str, int, int, list[str], str, str]) -> tuple[int, di
 
     Returns the number of bytes read (for progress) and the counts. Module-level so it pickles.
     """
-    path_str, start, end, special_tokens, pattern, errors = job
-    path = Path(path_str)
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
-    text = decode_chunk(data, path, start, errors)
-    return end - start, dict(count_pretokens(text, special_tokens, pattern))
+    return count_chunks([job])
+
+
+def count_chunks(jobs: list[tuple[str, int, int, list[str], str, str]]) -> tuple[int, dict[str, int]]:
+    """Worker entry point: count the pre-tokens of several chunks (as ``count_chunk``), one result for all.
+
+    One result instead of one per chunk: less to pickle, and the adding up is done in the worker.
+    """
+    counts: Counter[str] = Counter()
+    done = 0
+    for path_str, start, end, special_tokens, pattern, errors in jobs:
+        path = Path(path_str)
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+        count_pretokens(decode_chunk(data, path, start, errors), special_tokens, pattern, counts)
+        done += end - start
+    return done, dict(counts)

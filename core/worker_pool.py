@@ -13,6 +13,7 @@ kills the workers outright. Forking needs a POSIX system: callers check :data:`C
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import select
@@ -112,12 +113,17 @@ class WorkerPool:
         if not CAN_FORK:
             raise OSError("worker processes need os.fork(), which this platform does not have")
         self._workers: list[_Worker] = []
+        # Objects made so far are left out of garbage collection while forking: a collection in a worker
+        # would write to every one of them and so copy every page they are on.
+        gc.freeze()
         try:
             for _ in range(workers):
                 self._workers.append(self._start())
         except BaseException:
             self.close()
             raise
+        finally:
+            gc.unfreeze()
 
     def _start(self) -> _Worker:
         jobs_read, jobs_write = os.pipe()

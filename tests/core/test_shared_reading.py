@@ -28,12 +28,12 @@ class PoolSpy(worker_pool.WorkerPool):
     def __init__(self, workers: int) -> None:
         super().__init__(workers)
         self.workers = workers
-        self.jobs = 0
+        self.jobs: list[tuple[str, int]] = []  # (function, number of jobs) per call
         PoolSpy.made.append(self)
 
     def map_unordered(self, function, jobs):
         jobs = list(jobs)
-        self.jobs += len(jobs)
+        self.jobs.append((function.__name__, len(jobs)))
         return super().map_unordered(function, jobs)
 
 
@@ -66,10 +66,11 @@ def test_reading_is_shared_and_trains_as_one_process_does(mid_corpus: Path, work
     assert isinstance(events[-1], TrainingFinished)
     [pool] = pool_spy.made
     assert pool.workers == workers - 1  # this process is the other reader
-    assert pool.jobs >= workers - 1  # the chunks it did not read (then the first count's share)
+    assert pool.jobs[0] == ("count_chunks", workers - 1)  # one share of the chunks for each worker
     size = mid_corpus.stat().st_size
     reading = [e.done for e in events if isinstance(e, PhaseProgress) and e.phase == "reading"]
-    assert len([done for done in reading if 0 < done < size]) == workers - 1  # one step per chunk
+    assert reading == sorted(reading) and reading[-1] == size
+    assert len([done for done in reading if 0 < done < size]) >= 2  # this process's own chunks, one by one
     ours, theirs = run.result(), one.result()
     assert ours.merges == theirs.merges
     assert ours.merge_counts == theirs.merge_counts
