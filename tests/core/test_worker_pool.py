@@ -77,3 +77,14 @@ def test_a_result_that_cannot_be_pickled_is_an_error_and_the_worker_goes_on() ->
 def test_ctrl_c_in_the_terminal_does_not_reach_the_workers() -> None:
     with WorkerPool(1) as pool:
         assert list(pool.map_unordered(signal.getsignal, [(signal.SIGINT,)])) == [signal.SIG_IGN]
+
+
+def test_workers_leave_inherited_objects_out_of_gc_and_this_process_does_not() -> None:
+    # A worker's collections would otherwise write to every inherited object and copy its page.
+    import gc
+
+    before = gc.get_freeze_count()
+    with WorkerPool(1) as pool:
+        assert gc.get_freeze_count() == before
+        [frozen] = pool.map_unordered(gc.get_freeze_count, [()])
+    assert frozen > before
