@@ -6,9 +6,8 @@ terminal state) and sends lists of events through a ``multiprocessing`` queue ab
 app's thread worker drains the queue and throttles what it posts to the UI. Nothing here imports
 Textual: the child imports this module too.
 
-The process is not daemonic, because the trainer starts a ``multiprocessing`` pool of its own for
-pre-tokenisation and daemonic processes may not have children. ``cancel`` therefore terminates the whole
-tree itself, and an ``atexit`` hook does the same for any run still alive when the app exits.
+The trainer forks reading workers of its own (``core.worker_pool``), so ``cancel`` terminates the whole
+process tree itself, and an ``atexit`` hook does the same for any run still alive when the app exits.
 """
 
 from __future__ import annotations
