@@ -57,6 +57,26 @@ def count_pairs(
     counts: dict[str, int] = {}
     get = counts.get
     for index, (word, freq) in enumerate(zip(words, freqs), first):
+        length = len(word)
+        if length < 4:  # short pre-tokens (most of them, late in English training) skip the general machinery
+            if length == 2:  # one pair: the word itself
+                where[word].append(index)
+                if freq == 1:
+                    singles.append(word)
+                else:
+                    counts[word] = get(word, 0) + freq
+            elif length == 3:
+                left, right = word[:2], word[1:]
+                where[left].append(index)
+                if right != left:
+                    where[right].append(index)
+                if freq == 1:
+                    singles.append(left)
+                    singles.append(right)
+                else:
+                    counts[left] = get(left, 0) + freq
+                    counts[right] = get(right, 0) + freq
+            continue
         pairs = list(adjacent_pairs(word))
         if freq == 1:
             singles.extend(pairs)

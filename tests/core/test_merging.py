@@ -169,3 +169,19 @@ def test_the_engine_is_freed_with_its_run_not_left_for_the_garbage_collector(sam
 def test_a_merged_tokens_key_is_made_from_its_parts_keys(left: bytes, right: bytes) -> None:
     # add_token builds the new token's tie-break key this way instead of from its bytes.
     assert descending_key(left + right) == descending_key(left)[:-1] + descending_key(right)
+
+
+@given(st.lists(st.tuples(st.text(alphabet="abc", max_size=6), st.integers(1, 3)), max_size=30), st.integers(0, 5))
+def test_count_pairs_counts_and_indexes_every_pair(entries: list[tuple[str, int]], first: int) -> None:
+    # Short pre-tokens (up to three tokens) take their own branch; "aaa" has one pair twice.
+    words, freqs = [w for w, _ in entries], [f for _, f in entries]
+    counts, where = word_store.count_pairs(words, freqs, first)
+    expected: dict[str, int] = {}
+    places: dict[str, set[int]] = {}
+    for index, (word, freq) in enumerate(entries, first):
+        for a, b in zip(word, word[1:]):
+            expected[a + b] = expected.get(a + b, 0) + freq
+            places.setdefault(a + b, set()).add(index)
+    assert counts == expected
+    assert {pair: set(ids) for pair, ids in where.items()} == places
+    assert all(len(ids) == len(set(ids)) for ids in where.values())  # each pre-token listed once per pair
