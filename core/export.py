@@ -23,7 +23,7 @@ from core.corpus import check_corpus_path
 from core.errors import SettingsError
 from core.export_cuts import chunk_ranges, first_safe_cut
 from core.export_encoding import ITEM_BYTES, encode_into, encode_range, write_flushed
-from core.export_workers import PREFIX_SHARE, Workers, split_work
+from core.export_workers import WARM_UP_BYTES, Workers, split_work
 from core.formats.atomic import atomic_open
 from core.model import BPEModel
 
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 # The names callers have always imported from here stay importable from here, wherever they now live.
 __all__ = [
     "HEADER_BYTES",
-    "PREFIX_SHARE",
     "ExportFinished",
     "ExportProgress",
+    "WARM_UP_BYTES",
     "chunk_ranges",
     "default_chunk_bytes",
     "encode_range",
@@ -145,7 +145,8 @@ def export_events(
     tokens = done = 0
     with atomic_open(target) as handle:
         write_flushed(handle, bytes(HEADER_BYTES), target)
-        ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes))
+        first = min(WARM_UP_BYTES, chunk_bytes) if workers > 1 else None  # the warm-up chunk
+        ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, first))
         prefix, groups = split_work(ranges, workers)
         for chunk in prefix:
             tokens += encode_into(handle, local, path, chunk, dtype, target)

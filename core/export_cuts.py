@@ -74,8 +74,11 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], *, whit
     return best
 
 
-def chunk_ranges(path: Path, special_tokens: list[str], pattern: str, chunk_bytes: int) -> Iterator[tuple[int, int]]:
-    """Byte ranges ``(start, end)`` covering ``path`` in order, each ending at a safe cut near ``chunk_bytes``.
+def chunk_ranges(
+    path: Path, special_tokens: list[str], pattern: str, chunk_bytes: int, first_chunk_bytes: int | None = None
+) -> Iterator[tuple[int, int]]:
+    """Byte ranges ``(start, end)`` covering ``path`` in order, each ending at a safe cut near ``chunk_bytes``
+    (the first one near ``first_chunk_bytes``, when given).
 
     Reads only a window around each target offset. A chunk grows past ``chunk_bytes`` until a safe cut
     turns up, so a file with none (one huge pre-token, or a custom pattern and no special tokens) is one
@@ -85,6 +88,8 @@ def chunk_ranges(path: Path, special_tokens: list[str], pattern: str, chunk_byte
     >>> path = Path(tempfile.mkdtemp()) / "c.txt"; _ = path.write_bytes(b"one two  three")
     >>> list(chunk_ranges(path, [], GPT2_PATTERN, 4))
     [(0, 7), (7, 14)]
+    >>> list(chunk_ranges(path, [], GPT2_PATTERN, 20, first_chunk_bytes=2))
+    [(0, 3), (3, 14)]
     """
     size = path.stat().st_size
     specials = [token.encode("utf-8") for token in special_tokens]
@@ -93,7 +98,7 @@ def chunk_ranges(path: Path, special_tokens: list[str], pattern: str, chunk_byte
     start = 0
     with open(path, "rb") as handle:
         while start < size:
-            lo = start + chunk_bytes
+            lo = start + (first_chunk_bytes if start == 0 and first_chunk_bytes else chunk_bytes)
             cut = None
             while cut is None and lo < size:
                 base = max(0, lo - margin)

@@ -4,8 +4,8 @@ The work is shared out in a few large pieces rather than many small ones. Handin
 process pool and sending their ids back through pipes gained only 1.1-1.2x on two cores: each worker
 started with a cold pre-token cache (the tokenizer's speed comes from that cache), and pickling ids, pipe
 traffic and per-chunk bookkeeping ate most of the rest. So the exporting process first encodes a small
-prefix of the file itself (:data:`PREFIX_SHARE`), which warms its cache; the rest is split into
-``workers`` contiguous groups of about equal size (:func:`split_work`); ``workers - 1`` forked children
+first chunk of the file itself (cut near :data:`WARM_UP_BYTES`), which warms its cache; the rest is
+split into ``workers`` contiguous groups of about equal size (:func:`split_work`); ``workers - 1`` forked children
 inherit the warm tokenizer and each streams its own group into a part file beside the output, while the
 exporting process encodes the first group straight into the output; finally the parts are appended in
 order (:class:`Workers`). Only small progress reports (and, on failure, an error's type and message)
@@ -36,33 +36,30 @@ if TYPE_CHECKING:
     from core.model import BPEModel
     from core.tokenizer import Tokenizer
 
-PREFIX_SHARE = 0.03
-"""Share of the corpus this process encodes before starting workers, so that they inherit a warm cache."""
-
+WARM_UP_BYTES = 64 << 10
+"""The first chunk of a shared export is cut near this size. This process encodes it before starting the
+workers, so that they inherit a warm cache: the most frequent pre-tokens are all in it. A share of the
+file instead (3%) took 0.08 s before the fork on 16 MB, for little more warmth."""
 
 def split_work(
-    ranges: list[tuple[int, int]], workers: int, *, prefix_share: float = PREFIX_SHARE
+    ranges: list[tuple[int, int]], workers: int
 ) -> tuple[list[tuple[int, int]], list[list[tuple[int, int]]]]:
-    """Chunks this process encodes first, then up to ``workers`` contiguous groups of about equal bytes.
+    """The chunk this process encodes first, then up to ``workers`` contiguous groups of about equal bytes.
 
-    The prefix (the first chunks up to ``prefix_share`` of the bytes, at least one) warms this process's
-    cache before the workers start. With fewer than two chunks left after it there is nothing to share
-    out: every chunk is in the prefix and there are no groups.
+    The first chunk warms this process's cache before the workers start (see :data:`WARM_UP_BYTES`).
+    With fewer than two chunks left after it there is nothing to share out: every chunk is in the prefix
+    and there are no groups. (Giving this process's group 10% more, since workers start later, measured
+    no faster.)
 
     >>> ranges = [(0, 10), (10, 20), (20, 30), (30, 40), (40, 50)]
-    >>> split_work(ranges, 2, prefix_share=0.1)
+    >>> split_work(ranges, 2)
     ([(0, 10)], [[(10, 20), (20, 30)], [(30, 40), (40, 50)]])
     >>> split_work(ranges[:2], 4)
     ([(0, 10), (10, 20)], [])
     """
     if not ranges:
         return [], []
-    first = ranges[0][0]
-    target = first + prefix_share * (ranges[-1][1] - first)
-    count = 1
-    while count < len(ranges) and ranges[count - 1][1] < target:
-        count += 1
-    prefix, rest = ranges[:count], ranges[count:]
+    prefix, rest = ranges[:1], ranges[1:]
     groups = min(workers, len(rest))
     if groups < 2:
         return ranges, []

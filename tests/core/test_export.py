@@ -14,6 +14,7 @@ import core.export_encoding
 import core.export_workers
 from core.errors import BPEError, CorpusError, SettingsError
 from core.export import (
+    WARM_UP_BYTES,
     ExportFinished,
     ExportProgress,
     chunk_ranges,
@@ -251,10 +252,10 @@ def test_split_work_covers_everything_in_order() -> None:
     ranges = [(i * 10, i * 10 + 10) for i in range(100)] + [(1000, 1500)]
     for workers in (2, 3, 7):
         prefix, groups = split_work(ranges, workers)
-        assert prefix == ranges[:5]  # 3 % of 1,500 bytes is 45: the chunks up to byte 50
+        assert prefix == ranges[:1]  # the warm-up chunk
         assert sum(groups, prefix) == ranges and len(groups) == workers and all(groups)
     prefix, groups = split_work(ranges, 2)
-    assert [group[-1][1] - group[0][0] for group in groups] == [720, 730]  # as even as whole chunks allow
+    assert [group[-1][1] - group[0][0] for group in groups] == [740, 750]  # as even as whole chunks allow
     _, groups = split_work(ranges, 3)
     assert groups[2] == [(1000, 1500)]  # a big last chunk makes a group of its own
     assert split_work(ranges[:3], 4) == (ranges[:1], [ranges[1:2], ranges[2:3]])  # fewer groups than workers
@@ -398,3 +399,12 @@ def test_spawned_workers(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(CorpusError, match=f"byte offset {len(ADVERSARIAL.encode()) + 5} "):
         export_corpus(corpus, small, tmp_path / "bad.npy", workers=3, chunk_bytes=200)
     assert leftovers(tmp_path) == ["ids.npy"]
+
+
+def test_a_shared_exports_first_chunk_is_the_small_warm_up_chunk(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS * 40)  # 400,000 bytes
+    ranges = list(chunk_ranges(corpus, [SPECIAL], GPT2_PATTERN, 100_000, first_chunk_bytes=WARM_UP_BYTES))
+    assert WARM_UP_BYTES <= ranges[0][1] < WARM_UP_BYTES + 100  # cut at the first safe place after it
+    assert all(b - a >= 100_000 for a, b in ranges[1:-1]) and ranges[-1][1] == 400_000
+    assert all(a == b for (_, a), (b, _) in zip(ranges, ranges[1:]))
