@@ -9,6 +9,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -39,7 +40,10 @@ WITH_EXAMPLES = [name for name in module_names() if example_count(importlib.impo
 
 
 @pytest.mark.parametrize("name", WITH_EXAMPLES)
-def test_examples(name: str) -> None:
+def test_examples(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Examples that make files use tempfile.mkdtemp()/mkstemp(): keep them in pytest's own temporary
+    # folder (cleaned up by pytest) rather than leave them in the system's.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=OPTIONS)
     assert result.failed == 0
