@@ -23,7 +23,7 @@ from core.corpus import check_corpus_path
 from core.errors import SettingsError
 from core.export_cuts import chunk_ranges, first_safe_cut
 from core.export_encoding import ITEM_BYTES, encode_into, encode_range, write_flushed
-from core.export_workers import WARM_UP_BYTES, Workers, split_work
+from core.export_workers import WARM_UP_BYTES, SharedExport
 from core.formats.atomic import atomic_open
 from core.model import BPEModel
 
@@ -44,7 +44,6 @@ __all__ = [
     "first_safe_cut",
     "id_dtype",
     "npy_header",
-    "split_work",
 ]
 
 HEADER_BYTES = 128
@@ -112,8 +111,10 @@ def export_events(
     """Encode ``corpus`` into the ``.npy`` file ``out``, yielding progress after each chunk and a final event.
 
     ``workers > 1`` shares the work with ``workers - 1`` child processes (forked where the platform
-    allows: they then inherit this process's warm tokenizer), each writing its share to a temporary part
-    file beside ``out`` (see :mod:`core.export_workers`); the output is identical for every worker count.
+    allows: they then inherit this process's warm tokenizer). Each process, this one included, takes
+    chunks one at a time and writes their ids to a temporary part file beside ``out``; the parts are then
+    copied into ``out`` in file order (see :mod:`core.export_workers`). The output is identical for
+    every worker count.
     Every process streams its share chunk by chunk, so memory stays bounded whatever the corpus size.
     Progress counts all processes. Closing the generator early stops the export and leaves no file behind.
 
@@ -147,35 +148,27 @@ def export_events(
         write_flushed(handle, bytes(HEADER_BYTES), target)
         first = min(WARM_UP_BYTES, chunk_bytes) if workers > 1 else None  # the warm-up chunk
         ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, first))
-        prefix, groups = split_work(ranges, workers)
-        for chunk in prefix:
+        # The warm-up chunk, and everything when there is nothing to share.
+        shared = ranges[1:] if workers > 1 and len(ranges) > 2 else []
+        for chunk in ranges[: len(ranges) - len(shared)]:
             tokens += encode_into(handle, local, path, chunk, dtype, target)
             done += chunk[1] - chunk[0]
             yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
-        if groups:
-            pool = Workers(target)
+        if shared:
+            export = SharedExport(target, shared, min(workers, len(shared)))
             try:
-                pool.start(local, groups[1:], path, dtype)
-                for chunk in groups[0]:
-                    tokens += encode_into(handle, local, path, chunk, dtype, target)
-                    done += chunk[1] - chunk[0]
-                    more_bytes, more_tokens = pool.receive(block=False)
-                    done, tokens = done + more_bytes, tokens + more_tokens
-                    yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
-                while pool.pending():
-                    more_bytes, more_tokens = pool.receive(block=True)
+                export.start(local, path, dtype)
+                for more_bytes, more_tokens in export.run(local, path, dtype):
                     if more_bytes:
                         done, tokens = done + more_bytes, tokens + more_tokens
                         yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
-                    if pool.first_error() is None:
-                        pool.append_finished(handle)  # while later workers still run
-                error = pool.first_error()
+                error = export.first_error()
                 if error is not None:
                     raise error
-                pool.append_finished(handle)
+                export.copy_into(handle)
             finally:
                 # Also on an error, an early close or Ctrl-C: no worker outlives the export, no part file stays.
-                pool.close()
+                export.close()
         assert done == size and handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a chunk"
         handle.seek(0)
         write_flushed(handle, npy_header(dtype, tokens), target)

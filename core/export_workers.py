@@ -1,35 +1,43 @@
-"""Sharing an export among processes: this one encodes a prefix and the first group, children the rest.
+"""Sharing an export among processes: chunks handed out one at a time, each process writing a part file.
 
-The work is shared out in a few large pieces rather than many small ones. Handing small chunks to a
-process pool and sending their ids back through pipes gained only 1.1-1.2x on two cores: each worker
-started with a cold pre-token cache (the tokenizer's speed comes from that cache), and pickling ids, pipe
-traffic and per-chunk bookkeeping ate most of the rest. So the exporting process first encodes a small
-first chunk of the file itself (cut near :data:`WARM_UP_BYTES`), which warms its cache; the rest is
-split into ``workers`` contiguous groups of about equal size (:func:`split_work`); ``workers - 1`` forked children
-inherit the warm tokenizer and each streams its own group into a part file beside the output, while the
-exporting process encodes the first group straight into the output; finally the parts are appended in
-order (:class:`Workers`). Only small progress reports (and, on failure, an error's type and message)
-cross the pipes. Where fork is unavailable the children are spawned and build the tokenizer from the
-model (cold, but correct). The part files need disk space for the children's share of the ids until
-they are appended.
+How the work is shared decides the speed-up, and two earlier ways fell short on two cores:
+
+* small chunks sent to a process pool, their ids sent back through pipes: 1.1-1.2x. Each worker started
+  with a cold pre-token cache (the tokenizer's speed comes from that cache), and pickling ids, pipe
+  traffic and per-chunk bookkeeping ate most of the rest;
+* one fixed, contiguous share per process: one process often waited 20-100 ms for the other at the end,
+  a quarter of a 2 MB export, whenever something slowed one of them down.
+
+So the exporting process first encodes the warm-up chunk straight into the output (cut near
+:data:`WARM_UP_BYTES`: the most frequent pre-tokens are all in it), then forks ``workers - 1`` children,
+which inherit its warm tokenizer. From then on every process, this one included, takes the next chunk
+from a shared counter (:class:`ChunkQueue`), encodes it and appends its ids to a part file of its own
+beside the output, so that a process that is slowed down simply takes fewer chunks. A child reports each
+chunk it finishes (its index and id count) on a pipe of its own; since each process takes chunks in
+increasing order, that is enough to find every chunk in the part files, and at the end this process
+copies them into the output in file order (:class:`SharedExport`). Only these small reports (and, on
+failure, an error's type and message) cross the pipes. Where fork is unavailable the children are
+spawned and build the tokenizer from the model (cold, but correct). The part files need disk space for
+the ids until they are copied.
 """
 
 from __future__ import annotations
 
-import bisect
+import contextlib
+import glob
 import multiprocessing
 import os
-import shutil
 import signal
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from core.errors import BPEError
-from core.export_encoding import encode_into
+from core.export_encoding import ITEM_BYTES, encode_into
 from core.formats.atomic import OutputError
 
 if TYPE_CHECKING:
@@ -41,79 +49,93 @@ WARM_UP_BYTES = 64 << 10
 workers, so that they inherit a warm cache: the most frequent pre-tokens are all in it. A share of the
 file instead (3%) took 0.08 s before the fork on 16 MB, for little more warmth."""
 
-def split_work(
-    ranges: list[tuple[int, int]], workers: int
-) -> tuple[list[tuple[int, int]], list[list[tuple[int, int]]]]:
-    """The chunk this process encodes first, then up to ``workers`` contiguous groups of about equal bytes.
+NOT_A_CHUNK = -1
+"""The chunk index given to a failure that belongs to no chunk (a worker that died, a part file that
+cannot be made): it comes before every chunk's error."""
 
-    The first chunk warms this process's cache before the workers start (see :data:`WARM_UP_BYTES`).
-    With fewer than two chunks left after it there is nothing to share out: every chunk is in the prefix
-    and there are no groups. (Giving this process's group 10% more, since workers start later, measured
-    no faster.)
-
-    >>> ranges = [(0, 10), (10, 20), (20, 30), (30, 40), (40, 50)]
-    >>> split_work(ranges, 2)
-    ([(0, 10)], [[(10, 20), (20, 30)], [(30, 40), (40, 50)]])
-    >>> split_work(ranges[:2], 4)
-    ([(0, 10), (10, 20)], [])
-    """
-    if not ranges:
-        return [], []
-    prefix, rest = ranges[:1], ranges[1:]
-    groups = min(workers, len(rest))
-    if groups < 2:
-        return ranges, []
-    ends = [end for _, end in rest]
-    base = rest[0][0]
-    share = (ends[-1] - base) / groups
-    cuts = [0]
-    for k in range(1, groups):
-        target = base + k * share
-        at = bisect.bisect_left(ends, target)  # the chunk in which the ideal cut falls
-        before = ends[at - 1] if at else base
-        nearest = at + 1 if ends[at] - target < target - before else at
-        cuts.append(min(max(nearest, cuts[-1] + 1), len(rest) - (groups - k)))  # no group left empty
-    cuts.append(len(rest))
-    return prefix, [rest[a:b] for a, b in zip(cuts, cuts[1:])]
-
+LOCK_SECONDS = 30.0
+"""How long to wait for the chunk queue's lock before deciding its holder died (see ``ChunkQueue``)."""
 
 _DIED = "an export worker process died (killed, or out of memory?); try fewer --workers"
+_COPY_BYTES = 1 << 20
 
 
-def _encode_part(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple[int, int]], part: Path,
-                 out: Path, dtype: str, conn: Connection) -> None:
-    """A worker process: encode ``ranges`` of ``corpus`` into the file ``part``, reporting on ``conn``.
+class ChunkQueue:
+    """Chunk indices ``0 .. count - 1``, handed out once each, in order, to whichever process asks first.
 
-    Sends ``("progress", bytes, tokens)`` after each chunk, then ``("done",)`` once ``part`` is complete,
-    or ``("failed", type, message)``. A forked worker gets the parent's tokenizer (warm cache included),
-    a spawned one the model, which pickles small and fast.
+    The counter lives in shared memory, so forked and spawned children take from the same one.
+    :meth:`stop_before` shortens the queue after a failure: chunks before the failed one are still handed
+    out (one of them may hold an earlier error, which must win), later ones are not.
+
+    >>> queue = ChunkQueue(multiprocessing.get_context(), 3)
+    >>> queue.take(), queue.take(), queue.stop_before(2), queue.take()
+    (0, 1, None, None)
+    """
+
+    def __init__(self, context: Any, count: int) -> None:
+        self._state = context.Array("q", [0, count], lock=True)  # next index, end
+
+    def take(self) -> int | None:
+        with self._locked():
+            index, end = self._state[0], self._state[1]
+            if index >= end:
+                return None
+            self._state[0] = index + 1
+            return index
+
+    def stop_before(self, index: int) -> None:
+        with self._locked():
+            self._state[1] = max(0, min(self._state[1], index))
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        # The lock is held for a microsecond; still held after this long, it belonged to a process that
+        # was killed holding it (by the system, say), and waiting on would hang the export forever.
+        lock = self._state.get_lock()
+        if not lock.acquire(timeout=LOCK_SECONDS):
+            raise BPEError(_DIED)
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple[int, int]], queue: ChunkQueue,
+                  part: Path, out: Path, dtype: str, conn: Connection) -> None:
+    """A worker process: encode chunks from ``queue`` into the file ``part``, reporting each on ``conn``.
+
+    Sends ``("chunk", index, tokens)`` after each chunk and ``("done",)`` when the queue is empty, or
+    ``("failed", index, type, message)``. A forked worker gets the parent's tokenizer (warm cache
+    included), a spawned one the model, which pickles small and fast.
     """
     # Ctrl-C reaches the whole process group; the parent alone handles it (stops the workers and cleans
     # up), so a worker must not die mid-chunk and look like a crash. SIGTERM is how the parent stops it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    index = NOT_A_CHUNK
     try:
         from core.tokenizer import Tokenizer
 
         tokenizer = source if isinstance(source, Tokenizer) else Tokenizer.from_model(source)
         with open(part, "wb") as handle:
-            for chunk in ranges:
-                tokens = encode_into(handle, tokenizer, corpus, chunk, dtype, out)
-                conn.send(("progress", chunk[1] - chunk[0], tokens))
+            while (index := queue.take()) is not None:
+                tokens = encode_into(handle, tokenizer, corpus, ranges[index], dtype, out)
+                conn.send(("chunk", index, tokens))
         conn.send(("done",))
     except BaseException as error:  # noqa: BLE001 - whatever it is, the parent must hear of it
-        _send_failure(conn, error)
+        queue.stop_before(NOT_A_CHUNK if index is None else index)
+        _send_failure(conn, NOT_A_CHUNK if index is None else index, error)
     finally:
         conn.close()
 
 
-def _send_failure(conn: Connection, error: BaseException) -> None:
+def _send_failure(conn: Connection, index: int, error: BaseException) -> None:
     kind, message = type(error), str(error)
     try:
         try:
-            conn.send(("failed", kind, message))
+            conn.send(("failed", index, kind, message))
         except Exception:  # a type that does not pickle (defined in a function, say): keep its name
-            conn.send(("failed", BPEError, f"an export worker failed: {kind.__name__}: {message}"))
+            conn.send(("failed", index, BPEError, f"an export worker failed: {kind.__name__}: {message}"))
     except OSError:
         pass  # the parent has gone; nobody is left to tell
 
@@ -136,98 +158,150 @@ def _start_method() -> str:
 
 @dataclass(slots=True)
 class _Part:
-    """One worker and the part file it writes; ``state`` is running, done, failed, stopped or appended."""
+    """A part file and the process writing it (none for this process's own); ``running`` until it is done."""
 
     path: Path
     conn: Connection | None = None
     process: BaseProcess | None = None
-    state: str = "running"
-    error: Exception | None = None
+    running: bool = True
+    chunks: list[tuple[int, int]] = field(default_factory=list)  # (index, tokens), in the order written
 
 
-class Workers:
-    """The worker processes of one export, one per group after the first, in file order."""
+class SharedExport:
+    """One shared export of ``ranges`` (the chunks after the warm-up chunk) into ``out``, by ``processes``
+    processes: this one and ``processes - 1`` workers. Use :meth:`start`, iterate :meth:`run`, check
+    :meth:`first_error`, then :meth:`copy_into` the output; :meth:`close` always, even on an error."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, ranges: list[tuple[int, int]], processes: int) -> None:
         self.out = out
+        self.ranges = ranges
+        self.processes = processes
         self.parts: list[_Part] = []
+        self.failures: list[tuple[int, Exception]] = []  # (chunk index, error)
+        self._context: Any = None
+        self._queue: ChunkQueue | None = None
+        self._dtype = "uint16"
+        self._prefix = f".{out.name}.{os.getpid()}-{id(self):x}-"
 
-    def start(self, tokenizer: Tokenizer, groups: list[list[tuple[int, int]]], corpus: Path, dtype: str) -> None:
+    def _new_part(self) -> _Part:
+        try:
+            # Beside the output: same file system, and the same place to look for leftovers. The prefix
+            # is this export's own, so close() finds even a file whose making Ctrl-C interrupted.
+            fd, name = tempfile.mkstemp(prefix=self._prefix, suffix=".part", dir=self.out.parent)
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
+        os.close(fd)
+        part = _Part(Path(name))
+        self.parts.append(part)
+        return part
+
+    def start(self, tokenizer: Tokenizer, corpus: Path, dtype: str) -> None:
+        """Make this process's part file and start the workers."""
         method = _start_method()
-        context = multiprocessing.get_context(method)
+        self._dtype = dtype
+        self._context = multiprocessing.get_context(method)
+        self._queue = ChunkQueue(self._context, len(self.ranges))
         source = tokenizer if method == "fork" else tokenizer.model
-        for group in groups:
+        self._new_part()  # this process's
+        for _ in range(self.processes - 1):
+            part = self._new_part()
+            part.conn, writer = self._context.Pipe(duplex=False)
             try:
-                # Beside the output: same file system, and the same place to look for leftovers.
-                fd, name = tempfile.mkstemp(prefix=f".{self.out.name}.", suffix=".part", dir=self.out.parent)
-            except OSError as error:
-                raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
-            os.close(fd)
-            part = _Part(Path(name))
-            self.parts.append(part)  # from here on, close() removes the file whatever happens
-            part.conn, writer = context.Pipe(duplex=False)
-            try:
-                part.process = context.Process(
-                    target=_encode_part, args=(source, corpus, group, part.path, self.out, dtype, writer), daemon=True
+                process = self._context.Process(
+                    target=_encode_share,
+                    args=(source, corpus, self.ranges, self._queue, part.path, self.out, dtype, writer),
+                    daemon=True,
                 )
-                part.process.start()
+                process.start()
+                # Kept only once started: a start cut short by Ctrl-C leaves nothing for close() to join
+                # (a worker forked all the same stops at its first report, on the closed pipe).
+                part.process = process
             finally:
                 # Only the worker may hold the sending end, or its death would never show up here as EOF.
                 writer.close()
 
-    def pending(self) -> bool:
-        """Whether a worker whose outcome matters is still running (those after a failure are stopped)."""
-        return any(part.state == "running" for part in self.parts)
+    def run(self, tokenizer: Tokenizer, corpus: Path, dtype: str) -> Iterator[tuple[int, int]]:
+        """Encode chunks here until none is left, then wait for the workers; yields ``(bytes, tokens)`` done
+        (here or by a worker) since the last step."""
+        assert self._queue is not None
+        own = self.parts[0]
+        with open(own.path, "wb") as handle:
+            while (index := self._queue.take()) is not None:
+                try:
+                    tokens = encode_into(handle, tokenizer, corpus, self.ranges[index], dtype, self.out)
+                except Exception as error:  # an earlier chunk, in a worker, may still fail first
+                    self._fail(index, error)
+                    break
+                own.chunks.append((index, tokens))
+                more_bytes, more_tokens = self._receive(block=False)
+                yield self._bytes(index) + more_bytes, tokens + more_tokens
+        own.running = False
+        while any(part.running for part in self.parts):
+            yield self._receive(block=True)
 
-    def receive(self, *, block: bool) -> tuple[int, int]:
-        """Progress reported since the last call, as ``(bytes, tokens)``; with ``block``, waits for news first."""
-        running = {part.conn: part for part in self.parts if part.state == "running"}
+    def _bytes(self, index: int) -> int:
+        start, end = self.ranges[index]
+        return end - start
+
+    def _fail(self, index: int, error: Exception) -> None:
+        assert self._queue is not None
+        self._queue.stop_before(index)
+        self.failures.append((index, error))
+
+    def _receive(self, *, block: bool) -> tuple[int, int]:
+        """Reports from the workers since the last call, as ``(bytes, tokens)``; with ``block``, waits first."""
+        running = {part.conn: part for part in self.parts[1:] if part.running}
         ready = wait(list(running)) if block and running else [conn for conn in running if conn.poll()]
         done = tokens = 0
         for conn in ready:
             part = running[conn]
-            while part.state == "running" and conn.poll():
+            while part.running and conn.poll():
                 try:
                     message = conn.recv()
                 except (EOFError, OSError):
-                    message = ("failed", BPEError, _DIED)
-                if message[0] == "progress":
-                    done += message[1]
-                    tokens += message[2]
+                    message = ("failed", NOT_A_CHUNK, BPEError, _DIED)
+                if message[0] == "chunk":
+                    _, index, count = message
+                    part.chunks.append((index, count))
+                    done += self._bytes(index)
+                    tokens += count
                 elif message[0] == "done":
-                    part.state = "done"
+                    part.running = False
                 else:
-                    self._fail(part, _rebuild(*message[1:]))
+                    part.running = False
+                    _, index, kind, text = message
+                    self._fail(index, _rebuild(kind, text))
         return done, tokens
 
-    def _fail(self, part: _Part, error: Exception) -> None:
-        part.state, part.error = "failed", error
-        # Later parts cannot matter any more: stop them. Earlier ones go on, one may hold an earlier error.
-        for later in self.parts[self.parts.index(part) + 1:]:
-            if later.state == "running":
-                assert later.process is not None
-                later.process.terminate()
-                later.state = "stopped"
-
     def first_error(self) -> Exception | None:
-        """The error of the earliest failed part in file order, if any."""
-        return next((part.error for part in self.parts if part.error is not None), None)
+        """The error of the earliest failed chunk in file order (a dead worker's before all), if any."""
+        return min(self.failures, key=lambda failure: failure[0])[1] if self.failures else None
 
-    def append_finished(self, handle: BinaryIO) -> None:
-        """Append the finished parts to ``handle`` in order, up to the first unfinished one, deleting them."""
-        for part in self.parts:
-            if part.state == "appended":
-                continue
-            if part.state != "done":
-                return
-            with open(part.path, "rb") as source:
-                try:
-                    shutil.copyfileobj(source, handle, 1 << 20)
-                    handle.flush()
-                except OSError as error:
-                    raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
-            part.path.unlink()
-            part.state = "appended"
+    def copy_into(self, handle: BinaryIO) -> int:
+        """Append every chunk's ids to ``handle`` in file order, from the part files; returns the id count."""
+        owner: dict[int, tuple[int, int]] = {}
+        for number, part in enumerate(self.parts):
+            owner.update((index, (number, tokens)) for index, tokens in part.chunks)
+        assert sorted(owner) == list(range(len(self.ranges))), "lost a chunk"
+        item = ITEM_BYTES[self._dtype]
+        sources = [open(part.path, "rb") for part in self.parts]  # noqa: SIM115 - closed below
+        total = 0
+        try:
+            for index in range(len(self.ranges)):
+                number, tokens = owner[index]
+                left = tokens * item
+                total += tokens
+                while left:
+                    data = sources[number].read(min(left, _COPY_BYTES))
+                    handle.write(data)
+                    left -= len(data)
+            handle.flush()
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
+        finally:
+            for source in sources:
+                source.close()
+        return total
 
     def close(self) -> None:
         """Stop the workers that still run and delete every part file."""
@@ -243,4 +317,5 @@ class Workers:
                 part.process.close()
             if part.conn is not None:
                 part.conn.close()
-            part.path.unlink(missing_ok=True)
+        for leftover in self.out.parent.glob(f"{glob.escape(self._prefix)}*.part"):
+            leftover.unlink(missing_ok=True)

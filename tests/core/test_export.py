@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,8 @@ from core.export import (
     export_events,
     first_safe_cut,
     npy_header,
-    split_work,
 )
+from core.export_workers import ChunkQueue
 from core.formats.atomic import OutputError
 from core.model import BPEModel
 from core.patterns import GPT2_PATTERN
@@ -235,31 +236,65 @@ def test_memory_stays_bounded(tmp_path: Path, small) -> None:
     assert peak < 4_000_000, f"peak {peak:,} bytes"
 
 
-# --- the parallel path: a prefix here, then contiguous groups, each after the first in a worker's part file ---
+# --- the parallel path: a warm-up chunk here, then chunks taken one at a time by every process ---
 
 WORDS = b"good text here and there " * 400  # 10,000 bytes of ASCII: a letter can become a bad byte in place
 
 
-def plan(corpus: Path, workers: int, chunk_bytes: int) -> tuple[list, list]:
-    return split_work(list(chunk_ranges(corpus, [SPECIAL], GPT2_PATTERN, chunk_bytes)), workers)
+def chunks_of(corpus: Path, chunk_bytes: int) -> list[tuple[int, int]]:
+    """The chunks a shared export of ``corpus`` uses: the warm-up chunk first, then the shared ones."""
+    return list(chunk_ranges(corpus, [SPECIAL], GPT2_PATTERN, chunk_bytes, min(WARM_UP_BYTES, chunk_bytes)))
 
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name != "corpus.txt")
 
 
-def test_split_work_covers_everything_in_order() -> None:
-    ranges = [(i * 10, i * 10 + 10) for i in range(100)] + [(1000, 1500)]
-    for workers in (2, 3, 7):
-        prefix, groups = split_work(ranges, workers)
-        assert prefix == ranges[:1]  # the warm-up chunk
-        assert sum(groups, prefix) == ranges and len(groups) == workers and all(groups)
-    prefix, groups = split_work(ranges, 2)
-    assert [group[-1][1] - group[0][0] for group in groups] == [740, 750]  # as even as whole chunks allow
-    _, groups = split_work(ranges, 3)
-    assert groups[2] == [(1000, 1500)]  # a big last chunk makes a group of its own
-    assert split_work(ranges[:3], 4) == (ranges[:1], [ranges[1:2], ranges[2:3]])  # fewer groups than workers
-    assert split_work(ranges[:2], 4) == (ranges[:2], []) and split_work([], 2) == ([], [])
+def test_the_chunk_queue_hands_out_each_chunk_once_in_order_across_processes() -> None:
+    import multiprocessing
+
+    context = multiprocessing.get_context(core.export_workers._start_method())
+    queue = ChunkQueue(context, 2000)
+    conn_pairs = [context.Pipe(duplex=False) for _ in range(3)]
+    processes = [context.Process(target=take_all_into, args=(queue, writer)) for _, writer in conn_pairs]
+    for process in processes:
+        process.start()
+    lists = [reader.recv() for reader, _ in conn_pairs]
+    for process in processes:
+        process.join()
+    assert all(taken == sorted(taken) for taken in lists)  # each process takes in increasing order
+    assert sorted(sum(lists, [])) == list(range(2000))  # every chunk exactly once
+    queue = ChunkQueue(context, 10)
+    assert [queue.take(), queue.take()] == [0, 1]
+    queue.stop_before(5)
+    assert [queue.take(), queue.take(), queue.take(), queue.take()] == [2, 3, 4, None]
+    queue.stop_before(-1)
+    assert queue.take() is None
+
+
+def test_a_queue_lock_left_by_a_killed_process_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    monkeypatch.setattr(core.export_workers, "LOCK_SECONDS", 0.2)
+    context = multiprocessing.get_context("fork")
+    queue = ChunkQueue(context, 10)
+    holder = context.Process(target=die_holding_the_lock, args=(queue,))
+    holder.start()
+    holder.join()
+    with pytest.raises(BPEError, match="worker process died"):
+        queue.take()
+
+
+def die_holding_the_lock(queue) -> None:
+    queue._state.get_lock().acquire()
+    os._exit(9)
+
+
+def take_all_into(queue, conn) -> None:
+    taken = []
+    while (index := queue.take()) is not None:
+        taken.append(index)
+    conn.send(taken)
 
 
 def patch_encode_range(monkeypatch: pytest.MonkeyPatch, before) -> None:
@@ -273,29 +308,31 @@ def patch_encode_range(monkeypatch: pytest.MonkeyPatch, before) -> None:
     monkeypatch.setattr(core.export_encoding, "encode_range", patched)
 
 
-@pytest.mark.parametrize("bad_groups", [[2], [1, 2], [0, 2]], ids=["last", "two-workers", "here-and-worker"])
-def test_worker_errors_come_back_first_in_file_order(
-    tmp_path: Path, small, bad_groups: list[int], monkeypatch: pytest.MonkeyPatch
+def in_a_worker(parent: int = os.getpid()) -> bool:
+    return os.getpid() != parent
+
+
+@pytest.mark.parametrize("bad_chunks", [[-1], [3, 9], [2, 3], [1, -2]], ids=["last", "apart", "adjacent", "first-and-late"])
+def test_errors_come_back_first_in_file_order(
+    tmp_path: Path, small, bad_chunks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Invalid UTF-8 met by a worker: its error and offset, or an earlier one's even when that comes in later."""
+    """Invalid UTF-8 in a chunk: its error and offset, or an earlier chunk's even when that comes in later."""
     import time
 
     corpus = tmp_path / "corpus.txt"
     data = bytearray(WORDS)
     corpus.write_bytes(data)
-    _, groups = plan(corpus, 3, 64)
+    chunks = chunks_of(corpus, 64)
     offsets = []
-    for index in bad_groups:
-        middle = (groups[index][0][0] + groups[index][-1][1]) // 2
-        offsets.append(next(at for at in range(middle, len(data)) if data[at : at + 1].isalpha()))
+    for index in bad_chunks:
+        start, end = chunks[index]
+        offsets.append(next(at for at in range((start + end) // 2, end) if data[at : at + 1].isalpha()))
         data[offsets[-1]] = 0xFF
     corpus.write_bytes(data)
-    _, groups = plan(corpus, 3, 64)
-    for index, offset in zip(bad_groups, offsets):
-        assert groups[index][0][0] <= offset < groups[index][-1][1]  # the bad bytes are where the test says
-    if len(bad_groups) > 1:
-        # The group with the first bad byte starts late, so that the later error surely comes in first.
-        late = groups[bad_groups[0]][0][0]
+    assert chunks_of(corpus, 64) == chunks  # the bad bytes are where the test says
+    if len(bad_chunks) > 1:
+        # The chunk with the first bad byte is slow, so that the later error surely comes in first.
+        late = chunks[bad_chunks[0]][0]
         patch_encode_range(monkeypatch, lambda start: time.sleep(0.5) if start == late else None)
     with pytest.raises(CorpusError) as caught:
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=3, chunk_bytes=64)
@@ -303,19 +340,34 @@ def test_worker_errors_come_back_first_in_file_order(
     assert leftovers(tmp_path) == []
 
 
+def test_a_slow_process_takes_fewer_chunks(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks go to whichever process is free: a worker slowed down leaves most of them to the others."""
+    import time
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    taken_here: list[int] = []
+    patch_encode_range(monkeypatch, lambda start: time.sleep(0.05) if in_a_worker() else taken_here.append(start))
+    ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
+    assert ids.tolist() == encoder(small).encode(WORDS.decode())
+    chunks = chunks_of(corpus, 64)
+    assert len(taken_here) > len(chunks) * 3 // 4  # the slow worker took only a few of about 150 chunks
+    assert len(taken_here) < len(chunks)  # but it did take some
+    assert leftovers(tmp_path) == ["ids.npy"]
+
+
 def test_closing_while_workers_run_leaves_nothing(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Closing the generator stops the workers at once (these would take an hour) and deletes their part files."""
+    """Closing the generator stops the workers at once (these would take an hour) and deletes the part files."""
     import multiprocessing
     import time
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
-    _, groups = plan(corpus, 3, 64)
-    patch_encode_range(monkeypatch, lambda start: time.sleep(3600) if start >= groups[1][0][0] else None)
+    patch_encode_range(monkeypatch, lambda start: time.sleep(3600) if in_a_worker() else None)
     events = export_events(corpus, small, tmp_path / "ids.npy", workers=3, chunk_bytes=64)
     for event in events:
         assert isinstance(event, ExportProgress)
-        if len([p for p in tmp_path.iterdir() if p.name.endswith(".part")]) == 2:
+        if len([p for p in tmp_path.iterdir() if p.name.endswith(".part")]) == 3:
             break
     else:
         pytest.fail("no part files seen")
@@ -329,34 +381,32 @@ def test_closing_while_workers_run_leaves_nothing(tmp_path: Path, small, monkeyp
 def test_progress_counts_every_process(tmp_path: Path, small, workers: int) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(ADVERSARIAL.encode("utf-8") * 4)
-    prefix, groups = plan(corpus, workers, 100)
-    assert len(groups) == workers
+    chunks = chunks_of(corpus, 100)
+    assert len(chunks) > 3 * workers
     events = list(export_events(corpus, small, tmp_path / "ids.npy", workers=workers, chunk_bytes=100))
     progress = [e for e in events if isinstance(e, ExportProgress)]
     assert isinstance(events[-1], ExportFinished)
     assert np.load(tmp_path / "ids.npy").tolist() == encoder(small).encode(corpus.read_bytes().decode())
-    assert len(progress) >= len(prefix) + len(groups[0])  # at least one event per chunk done here
+    assert len(progress) >= 2  # the warm-up chunk, then as chunks are done here and in the workers
     assert all(a.done_bytes < b.done_bytes and a.tokens <= b.tokens for a, b in zip(progress, progress[1:]))
     assert all(e.total_bytes == corpus.stat().st_size for e in progress)
     assert progress[-1].done_bytes == corpus.stat().st_size and progress[-1].tokens == events[-1].tokens
 
 
-@pytest.mark.parametrize(("text", "groups"), [("", 0), ("hi", 0), ("hi there", 0), ("one two three", 0),
-                                             ("one two three four", 2)])
-def test_too_small_to_split(tmp_path: Path, small, text: str, groups: int) -> None:
-    """Four workers on up to three chunks: all done here without workers, or two groups. Same ids either way."""
+@pytest.mark.parametrize(("text", "shared"), [("", False), ("hi", False), ("hi there", False),
+                                              ("one two three", False), ("one two three four", True)])
+def test_too_small_to_share(tmp_path: Path, small, text: str, shared: bool) -> None:
+    """Four workers on up to three chunks: all done here without workers, or shared. Same ids either way."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(text, encoding="utf-8")
-    assert len(plan(corpus, 4, 4)[1]) == groups
+    assert (len(chunks_of(corpus, 4)) > 2) == shared
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=4, chunk_bytes=4)
     assert ids.tolist() == encoder(small).encode(text)
     assert leftovers(tmp_path) == ["ids.npy"]
 
 
 def test_a_worker_that_dies_silently(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    monkeypatch.setattr(core.export_workers, "_encode_part", lambda *args: os._exit(3))
+    monkeypatch.setattr(core.export_workers, "_encode_share", lambda *args: os._exit(3))
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
     with pytest.raises(BPEError, match="export worker process died .* try fewer --workers"):
@@ -370,11 +420,10 @@ def test_other_worker_failures_keep_their_type(tmp_path: Path, small, monkeypatc
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
-    _, groups = plan(corpus, 2, 64)
 
     def fail_in_worker(error: Exception):
         def before(start: int) -> None:
-            if start >= groups[1][0][0]:
+            if in_a_worker():
                 raise error
         return before
 
