@@ -55,13 +55,16 @@ class MergeTable(DataTable):
     """(label, width): token columns have fixed widths so one long token cannot push the counts off screen;
     ``2nd`` is the runner-up pair's count, equal to ``count`` when the tie rule decided."""
 
+    FLUSH_SECONDS = 0.5
+    """How often queued merges are added while a run goes on (a test may raise it: see ``flush``)."""
+
     def __init__(
-        self, *, keep: int = 500, per_flush: int = 40, flush_seconds: float = 0.5, id: str | None = None
+        self, *, keep: int = 500, per_flush: int = 40, flush_seconds: float | None = None, id: str | None = None
     ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.keep = keep
         self.per_flush = per_flush
-        self.flush_seconds = flush_seconds
+        self.flush_seconds = self.FLUSH_SECONDS if flush_seconds is None else flush_seconds
         self._pending: deque[MergeMade] = deque(maxlen=per_flush)
         self._shown: deque[MergeMade] = deque(maxlen=keep)
 
