@@ -11,7 +11,6 @@ from format_cases import SPECIAL, encoder, gpt2_model, small_model, train_small
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.export_encoding
 from core.errors import CorpusError, SettingsError
 from core.export import (
     ExportFinished,
