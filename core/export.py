@@ -3,8 +3,8 @@
 The file is cut into chunks at places where cutting cannot change the ids (:mod:`core.export_cuts` says
 where), each chunk is encoded on its own (:mod:`core.export_encoding`) and the ids land in the output in
 file order, so the result is exactly ``Tokenizer.encode`` of the whole text whatever the worker count.
-With ``workers > 1`` a few child processes share the work, each in one large contiguous piece
-(:mod:`core.export_workers` says why).
+With ``workers > 1`` child processes share the work, every process taking the next chunk as it is free
+(:mod:`core.export_workers` says how and why).
 
 The ``.npy`` (format 1.0) header is written by hand, so the app does not need numpy: a fixed 128-byte
 placeholder goes first, the ids stream after it, and the real header (with the final length) is written

@@ -123,8 +123,9 @@ def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple
                 conn.send(("chunk", index, tokens))
         conn.send(("done",))
     except BaseException as error:  # noqa: BLE001 - whatever it is, the parent must hear of it
-        queue.stop_before(NOT_A_CHUNK if index is None else index)
-        _send_failure(conn, NOT_A_CHUNK if index is None else index, error)
+        failed_at = NOT_A_CHUNK if index is None else index
+        queue.stop_before(failed_at)
+        _send_failure(conn, failed_at, error)
     finally:
         conn.close()
 

@@ -8,7 +8,8 @@ importing ``multiprocessing`` at all costs 20–30 ms, as much as a worker saves
 
 So each worker here is a plain ``os.fork()`` with two pipes of its own, which only this process uses;
 messages are length-prefixed pickles; there are no handler threads or shared locks; and closing the pool
-kills the workers outright. Forking needs a POSIX system: callers check :data:`CAN_FORK`.
+kills the workers outright. Forking needs a POSIX system: without ``os.fork`` a pool refuses to start,
+and the trainer reads in-process instead (it checks for ``os.fork`` before importing this module).
 """
 
 from __future__ import annotations
