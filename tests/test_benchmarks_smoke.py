@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,28 @@ def test_run_task_measures_a_whole_child(common):
     assert failed.status == "error" and "TypeError" in failed.error
     summary = common.summarise([m, failed])
     assert summary["status"] == "partial" and summary["ok_runs"] == 1 and summary["wall_s"] == m.wall_s
+
+
+def test_the_sampler_finds_grandchildren_as_psutil_does(common):
+    psutil = pytest.importorskip("psutil")
+    if not common._HAVE_CHILDREN:
+        pytest.skip("this kernel has no /proc/<pid>/task/<tid>/children")
+    # A shell whose child starts a grandchild: the tree is three processes deep.
+    shell = subprocess.Popen(["sh", "-c", "sh -c 'sleep 30' & sleep 30"])
+    try:
+        for _ in range(100):
+            expected = [shell.pid] + [p.pid for p in psutil.Process(shell.pid).children(recursive=True)]
+            if len(expected) >= 4:
+                break
+            time.sleep(0.05)
+        assert len(expected) >= 4
+        assert sorted(common._descendant_pids(shell.pid)) == sorted(expected)
+        assert sorted(p.pid for p in common._tree(shell.pid)) == sorted(expected)
+    finally:
+        for proc in psutil.Process(shell.pid).children(recursive=True):
+            proc.kill()
+        shell.kill()
+        shell.wait()
 
 
 def test_run_task_kills_a_child_past_its_time(common):
