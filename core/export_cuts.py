@@ -19,7 +19,11 @@ from core.corpus import char_before_is_whitespace
 from core.patterns import GPT2_PATTERN
 
 _WHITESPACE_BYTES = b" \n\t\r\x0b\x0c"
-_SEARCH_BLOCK = 1 << 16
+_FIRST_SEARCH_BYTES = 1 << 12
+"""How far past a target offset the search for a cut first reads. A cut nearly always turns up within a
+few bytes (the next space), and reading 64 KiB at every cut took 4 ms of a 16 MB export, before the
+work could be shared out. Each further search reads twice as far, up to :data:`_MAX_SEARCH_BYTES`."""
+_MAX_SEARCH_BYTES = 1 << 20
 
 
 def _occurrences(data: bytes, token: bytes, lo: int, hi: int) -> Iterator[int]:
@@ -100,15 +104,17 @@ def chunk_ranges(
         while start < size:
             lo = start + (first_chunk_bytes if start == 0 and first_chunk_bytes else chunk_bytes)
             cut = None
+            block = _FIRST_SEARCH_BYTES
             while cut is None and lo < size:
                 base = max(0, lo - margin)
                 handle.seek(base)
-                data = handle.read(lo - base + _SEARCH_BLOCK + margin)
-                hi = lo + _SEARCH_BLOCK if base + len(data) < size else base + len(data)
+                data = handle.read(lo - base + block + margin)
+                hi = lo + block if base + len(data) < size else base + len(data)
                 end = min(hi, base + len(data))
                 found = first_safe_cut(data, lo - base, end - base, specials, whitespace=whitespace)
                 cut = None if found is None else base + found
                 lo = hi
+                block = min(2 * block, _MAX_SEARCH_BYTES)
             end = size if cut is None or cut >= size else cut
             yield start, end
             start = end

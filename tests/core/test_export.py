@@ -99,6 +99,29 @@ def test_cut_rules() -> None:
     assert first_safe_cut(b"x<s><s>y<s>z", 1, 12, [b"<s>", b"<s><s>"], whitespace=False) == 11
 
 
+@pytest.mark.parametrize(("first", "most"), [(1, 1), (1, 8), (3, 64), (4096, 1 << 20)])
+def test_chunks_end_at_the_earliest_safe_cut_however_far_the_search_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: int, most: int
+) -> None:
+    import core.export_cuts
+
+    monkeypatch.setattr(core.export_cuts, "_FIRST_SEARCH_BYTES", first)
+    monkeypatch.setattr(core.export_cuts, "_MAX_SEARCH_BYTES", most)
+    # Long stretches with no safe cut (one word; a run of spaces; a special token inside a word) between
+    # places that have one, so the search must read past several blocks before it finds one.
+    text = ("a" * 5000 + " b" + " " * 3000 + "c" + SPECIAL + "d" * 2000 + " e\n") * 3
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8", newline="")
+    data = text.encode("utf-8")
+    ranges = list(chunk_ranges(corpus, [SPECIAL], GPT2_PATTERN, 100))
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+    for (start, end), (following, _) in zip(ranges, ranges[1:]):
+        assert end == following
+        # Every byte between the target and the cut was searched: the cut is the first safe one after it.
+        expected = first_safe_cut(data, start + 100, len(data), [SPECIAL.encode()], whitespace=True)
+        assert end == expected
+
+
 def test_gpt2_samples_workers_identical(tmp_path: Path, shared_data: Path, samples_dir: Path) -> None:
     model = gpt2_model(shared_data)
     corpus = tmp_path / "corpus.txt"
