@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, not_
@@ -126,7 +126,7 @@ class BoundedMemo(dict):  # type: ignore[type-arg]
     (9, 16, 25, 1)
     """
 
-    __slots__ = ("_compute", "_limit", "_keep")
+    __slots__ = ("_compute", "_limit", "_keep", "journal")
 
     def __init__(
         self, compute: Callable[[Any], Any], limit: int = CACHE_LIMIT, keep: Callable[[Any], bool] | None = None
@@ -135,6 +135,9 @@ class BoundedMemo(dict):  # type: ignore[type-arg]
         self._compute = compute
         self._limit = limit
         self._keep = keep
+        self.journal: list[tuple[Any, Any]] | None = None
+        """When a list, every entry computed and remembered from now on is also appended to it, so that it
+        can be handed to another process's memo (see :meth:`adopt`)."""
 
     def __missing__(self, key: Any) -> Any:
         value = self._compute(key)
@@ -142,7 +145,25 @@ class BoundedMemo(dict):  # type: ignore[type-arg]
             if len(self) >= self._limit:
                 self.clear()
             self[key] = value
+            if self.journal is not None:
+                self.journal.append((key, value))
         return value
+
+    def adopt(self, entries: Iterable[tuple[Any, Any]]) -> None:
+        """Remember entries computed elsewhere (by another process's memo of the same function), as far as
+        there is room: adopting never clears what is already here.
+
+        >>> squares = BoundedMemo(lambda n: n * n, limit=2)
+        >>> squares.adopt([(3, 9), (4, 16), (5, 25)]); sorted(squares.items())
+        [(3, 9), (4, 16)]
+        """
+        room = self._limit - len(self)
+        for key, value in entries:
+            if room <= 0:
+                break
+            if key not in self:
+                self[key] = value
+                room -= 1
 
 
 class _SeamVerdicts(dict):  # type: ignore[type-arg]

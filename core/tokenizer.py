@@ -170,6 +170,15 @@ class Tokenizer:
     # --- properties ---------------------------------------------------------------------------
 
     @property
+    def piece_cache(self) -> BoundedMemo:
+        """The cache of pre-token -> ids (pre-tokens of up to 64 bytes) that makes repeated text fast.
+
+        Exposed so that the processes of a shared export can hand each other what they add to it
+        (:meth:`BoundedMemo.adopt`) instead of each encoding every new word itself.
+        """
+        return self._cache
+
+    @property
     def model(self) -> BPEModel:
         """This tokenizer as a :class:`~core.model.BPEModel` (with any appended special tokens)."""
         if self._source is not None:
