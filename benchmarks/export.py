@@ -12,6 +12,10 @@ words for the first time). Throughput is also measured on ``--copies`` copies of
 ``<|endoftext|>`` (16 MB by default, written to a temporary folder, as ``scaling.py`` does): long enough
 for the steady rate to dominate. Both are reported.
 
+Each round also times a plain CPU loop in one process and in all of them (``ceiling_task``): on a shared
+cloud machine two vCPUs do not always give two cores' worth, and that ceiling is printed beside the
+speed-up so that a shortfall can be told apart from the machine's.
+
 Usage: ``python benchmarks/export.py [--runs N] [--quick] [--workers K] [--copies N] [extra corpus files...]``
 """
 
@@ -77,6 +81,38 @@ def export_task(path: str, workers: int, vocab_json: str, merges_txt: str) -> di
     }
 
 
+def _spin(loops: int) -> int:
+    total = 0
+    for i in range(loops):
+        total += i * i % 7
+    return total
+
+
+def ceiling_task(workers: int, loops: int = 5_000_000) -> dict[str, Any]:
+    """What this machine gives ``workers`` processes right now: a pure-Python CPU loop (no memory traffic,
+    nothing shared) timed in one process, then in ``workers`` forked processes at once, each doing the same
+    loop. A cloud machine's "2 cores" are not always two whole cores; this ceiling, measured in the same
+    rounds as the exports, says how much of a shortfall is the machine's."""
+    if not hasattr(os, "fork"):
+        return {"speedup": None}
+    t0 = time.perf_counter()
+    _spin(loops)
+    one_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    children = []
+    for _ in range(workers - 1):
+        pid = os.fork()
+        if pid == 0:
+            _spin(loops)
+            os._exit(0)
+        children.append(pid)
+    _spin(loops)
+    for pid in children:
+        os.waitpid(pid, 0)
+    all_s = time.perf_counter() - t1
+    return {"one_s": one_s, "all_s": all_s, "speedup": workers * one_s / all_s}
+
+
 # --- the benchmark -------------------------------------------------------------------------------------
 
 def measure(path: Path, runs: int, *, workers: int | None = None, vocab_json: Path, merges_txt: Path,
@@ -89,7 +125,10 @@ def measure(path: Path, runs: int, *, workers: int | None = None, vocab_json: Pa
               (lambda k=k: c.run_task("export", "export_task", {**args, "workers": k}, timeout=timeout,
                                      pss_duty=PSS_DUTY)))
              for k in counts]
+    if workers > 1:
+        cases.append(("CPU ceiling", lambda: c.run_task("export", "ceiling_task", {"workers": workers})))
     raw = c.interleaved(runs, cases)
+    ceiling = raw.pop("CPU ceiling", [])
     sides: dict[str, Any] = {}
     for name, ms in raw.items():
         good = [m for m in ms if m.ok]
@@ -112,6 +151,7 @@ def measure(path: Path, runs: int, *, workers: int | None = None, vocab_json: Pa
         "workers": workers,
         "sides": sides,
         "speedup": speedup,
+        "ceiling": c.median(m.result.get("speedup") if m.ok else None for m in ceiling),
         "same_ids": len(digests) == 1 and None not in digests,
     }
 
@@ -144,6 +184,9 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
                             f"target is for sustained throughput, from {SUSTAINED_MIN_SECONDS:g} s)")
         else:
             verdicts.append(label + c.verdict(case["speedup"], TARGET_SPEEDUP, at_most=False))
+        if case.get("ceiling"):
+            verdicts[-1] += (f"; a plain CPU loop ran {case['ceiling']:.2f}x as fast in {case['workers']} "
+                             "processes in the same rounds (the machine's own ceiling)")
     if verdicts:
         print("\nTarget:")
         print("\n".join("  " + v for v in verdicts))

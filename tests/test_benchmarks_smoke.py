@@ -148,7 +148,9 @@ def test_export_benchmark(gpt2_files, corpus, capsys):
     assert {side["status"] for side in case["sides"].values()} == {"ok"}
     assert case["same_ids"] and case["speedup"] > 0
     assert all(side["numpy_ok"] is not False and side["tokens"] > 0 for side in case["sides"].values())
-    assert len(export.report([case])) == 1
+    assert 0.5 < case["ceiling"] < 3  # the CPU loop ran in two processes
+    (verdict,) = export.report([case])
+    assert "the machine's own ceiling" in verdict
     json.dumps(case)
 
 
