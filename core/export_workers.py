@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import mmap
 import multiprocessing
 import os
 import pickle
@@ -39,6 +40,11 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+try:
+    import fcntl
+except ImportError:  # Windows, which cannot fork either: ForkedChunkQueue is never used there
+    fcntl = None  # type: ignore[assignment]
 
 from core.errors import BPEError
 from core.export_encoding import ITEM_BYTES, encode_into
@@ -96,6 +102,9 @@ class ChunkQueue:
         with self._locked():
             self._state[1] = max(0, min(self._state[1], index))
 
+    def close(self) -> None:
+        """Nothing to release here: ``multiprocessing`` frees its shared array itself."""
+
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         # The lock is held for a microsecond; still held after this long, it belonged to a process that
@@ -107,6 +116,42 @@ class ChunkQueue:
             yield
         finally:
             lock.release()
+
+
+class ForkedChunkQueue(ChunkQueue):
+    """A :class:`ChunkQueue` for forked children only, about 4 ms cheaper to make.
+
+    ``multiprocessing``'s shared array costs about 4 ms the first time (it imports ``ctypes`` and sets
+    up a shared-memory arena), a few percent of a small export's time before the work can be shared.
+    Forked children inherit an anonymous shared mapping instead, and the lock is a POSIX record lock on an
+    unnamed temporary file. Such a lock belongs to a process, so the system releases it if its holder dies:
+    no timeout is needed.
+
+    >>> queue = ForkedChunkQueue(3)
+    >>> queue.take(), queue.take(), queue.stop_before(2), queue.take()
+    (0, 1, None, None)
+    >>> queue.close()
+    """
+
+    def __init__(self, count: int) -> None:  # noqa: D107 - no call to super: another kind of storage
+        self._memory = mmap.mmap(-1, 16)  # anonymous and shared: forked children see the same bytes
+        self._state: Any = memoryview(self._memory).cast("q")  # next index, end
+        self._state[1] = count
+        self._lock_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        fcntl.lockf(self._lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.lockf(self._lock_file, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        """Release the lock file and the shared mapping (in this process)."""
+        self._lock_file.close()
+        self._state.release()
+        self._memory.close()
 
 
 class WordExchange:
@@ -289,7 +334,8 @@ class SharedExport:
         method = _start_method()
         self._dtype = dtype
         self._context = multiprocessing.get_context(method)
-        self._queue = ChunkQueue(self._context, len(self.ranges))
+        count = len(self.ranges)
+        self._queue = ForkedChunkQueue(count) if method == "fork" else ChunkQueue(self._context, count)
         source = tokenizer if method == "fork" else tokenizer.model
         for _ in range(self.processes):
             self._new_part()  # the first is this process's
@@ -413,5 +459,8 @@ class SharedExport:
                 part.process.close()
             if part.conn is not None:
                 part.conn.close()
+        if self._queue is not None:
+            self._queue.close()
+            self._queue = None
         for leftover in self.out.parent.glob(f"{glob.escape(self._prefix)}*"):
             leftover.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ import core.export_encoding
 import core.export_workers
 from core.errors import BPEError, CorpusError
 from core.export import WARM_UP_BYTES, ExportFinished, ExportProgress, chunk_ranges, export_corpus, export_events
-from core.export_workers import ChunkQueue
+from core.export_workers import ChunkQueue, ForkedChunkQueue
 from core.patterns import GPT2_PATTERN
 
 
@@ -39,11 +39,15 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name != "corpus.txt")
 
 
-def test_the_chunk_queue_hands_out_each_chunk_once_in_order_across_processes() -> None:
+@pytest.mark.parametrize("kind", ["forked", "multiprocessing"])
+def test_the_chunk_queue_hands_out_each_chunk_once_in_order_across_processes(kind: str) -> None:
     import multiprocessing
 
     context = multiprocessing.get_context(core.export_workers._start_method())
-    queue = ChunkQueue(context, 2000)
+    if kind == "forked" and context.get_start_method() != "fork":
+        pytest.skip("this platform cannot fork")
+    make = (lambda count: ForkedChunkQueue(count)) if kind == "forked" else (lambda count: ChunkQueue(context, count))
+    queue = make(20_000)
     conn_pairs = [context.Pipe(duplex=False) for _ in range(3)]
     processes = [context.Process(target=take_all_into, args=(queue, writer)) for _, writer in conn_pairs]
     for process in processes:
@@ -52,8 +56,8 @@ def test_the_chunk_queue_hands_out_each_chunk_once_in_order_across_processes() -
     for process in processes:
         process.join()
     assert all(taken == sorted(taken) for taken in lists)  # each process takes in increasing order
-    assert sorted(sum(lists, [])) == list(range(2000))  # every chunk exactly once
-    queue = ChunkQueue(context, 10)
+    assert sorted(sum(lists, [])) == list(range(20_000))  # every chunk exactly once
+    queue = make(10)
     assert [queue.take(), queue.take()] == [0, 1]
     queue.stop_before(5)
     assert [queue.take(), queue.take(), queue.take(), queue.take()] == [2, 3, 4, None]
@@ -72,6 +76,24 @@ def test_a_queue_lock_left_by_a_killed_process_is_an_error_not_a_hang(monkeypatc
     holder.join()
     with pytest.raises(BPEError, match="worker process died"):
         queue.take()
+
+
+def test_a_forked_queue_lock_dies_with_its_holder() -> None:
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("this platform cannot fork")
+    queue = ForkedChunkQueue(10)
+    taken, told = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # take the lock, say so, and die holding it
+        core.export_workers.fcntl.lockf(queue._lock_file, core.export_workers.fcntl.LOCK_EX)
+        os.write(told, b"x")
+        os._exit(9)
+    assert os.read(taken, 1) == b"x"
+    os.waitpid(pid, 0)
+    assert queue.take() == 0  # the system released the lock: no wait, no error
+    queue.close()
 
 
 def die_holding_the_lock(queue) -> None:
