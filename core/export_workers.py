@@ -133,11 +133,12 @@ class ForkedChunkQueue(ChunkQueue):
     >>> queue.close()
     """
 
-    def __init__(self, count: int) -> None:  # noqa: D107 - no call to super: another kind of storage
+    def __init__(self, count: int, folder: Path | None = None) -> None:  # noqa: D107 - another kind of storage
+        # The lock file has no name (made in ``folder``, or the system's temporary folder): nothing to clean up.
+        self._lock_file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed in close()
         self._memory = mmap.mmap(-1, 16)  # anonymous and shared: forked children see the same bytes
         self._state: Any = memoryview(self._memory).cast("q")  # next index, end
         self._state[1] = count
-        self._lock_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -335,7 +336,14 @@ class SharedExport:
         self._dtype = dtype
         self._context = multiprocessing.get_context(method)
         count = len(self.ranges)
-        self._queue = ForkedChunkQueue(count) if method == "fork" else ChunkQueue(self._context, count)
+        try:
+            # Beside the output, like the part files: where this export may write.
+            if method == "fork":
+                self._queue = ForkedChunkQueue(count, self.out.parent)
+            else:
+                self._queue = ChunkQueue(self._context, count)
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
         source = tokenizer if method == "fork" else tokenizer.model
         for _ in range(self.processes):
             self._new_part()  # the first is this process's

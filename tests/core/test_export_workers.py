@@ -268,3 +268,24 @@ def test_a_shared_exports_first_chunk_is_the_small_warm_up_chunk(tmp_path: Path)
     assert WARM_UP_BYTES <= ranges[0][1] < WARM_UP_BYTES + 100  # cut at the first safe place after it
     assert all(b - a >= 100_000 for a, b in ranges[1:-1]) and ranges[-1][1] == 400_000
     assert all(a == b for (_, a), (b, _) in zip(ranges, ranges[1:]))
+
+
+def test_a_queue_lock_file_that_cannot_be_made_is_an_output_error(
+    tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from core.formats.atomic import OutputError
+
+    if core.export_workers._start_method() != "fork":
+        pytest.skip("only forked workers use a lock file")
+
+    def refuse(**_: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(core.export_workers.tempfile, "TemporaryFile", refuse)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    with pytest.raises(OutputError, match=r"cannot write .*ids\.npy: Permission denied"):
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=1000)
+    assert leftovers(tmp_path) == []
