@@ -23,7 +23,6 @@ with the machine, the git commit and the load average before and after every run
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import os
@@ -40,6 +39,10 @@ from pathlib import Path
 from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # benchmarks/ is not a package; its helpers import each other by name
+    sys.path.insert(0, str(BENCH_DIR))
+
+import _process_tree as process_tree  # noqa: E402
 REPO = BENCH_DIR.parent
 DATA = REPO.parent / "shared" / "data"
 CORPORA = DATA / "corpora"
@@ -50,8 +53,6 @@ SPECIAL = "<|endoftext|>"
 SAMPLE_SECONDS = 0.02
 TREE_EVERY = 5
 PSS_DUTY = 20
-_HAVE_ROLLUP = Path("/proc/self/smaps_rollup").exists()
-_HAVE_CHILDREN = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists()
 MB = 1_000_000  # throughput is in decimal megabytes of UTF-8 input per second, as tiktoken reports
 
 _BOOT = """
@@ -86,69 +87,6 @@ class Measurement:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-
-def _descendant_pids(pid: int) -> list[int] | None:
-    """``pid`` and all its descendants, from Linux's per-thread ``children`` files; ``None`` where the
-    kernel has none. About 0.05 ms, against 1.3 ms for psutil's scan of all of ``/proc``: the sampler runs
-    beside the process it measures, and on two cores its time comes out of a two-process export's."""
-    if not _HAVE_CHILDREN:
-        return None
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        found.append(parent)
-        try:
-            for tid in os.listdir(f"/proc/{parent}/task"):
-                with open(f"/proc/{parent}/task/{tid}/children", "rb") as handle:
-                    todo.extend(map(int, handle.read().split()))
-        except (OSError, ValueError):
-            pass  # the process (or thread) has just ended
-    return found
-
-
-def _tree(pid: int) -> list[Any]:
-    import psutil
-
-    try:
-        pids = _descendant_pids(pid)
-        if pids is None:
-            proc = psutil.Process(pid)
-            return [proc, *proc.children(recursive=True)]
-        procs = []
-        for one in pids:
-            with contextlib.suppress(psutil.Error):
-                procs.append(psutil.Process(one))
-        return procs
-    except psutil.Error:
-        return []
-
-
-def _rss_sum(procs: list[Any]) -> int:
-    import psutil
-
-    total = 0
-    for proc in procs:
-        try:
-            total += proc.memory_info().rss
-        except psutil.Error:
-            pass
-    return total
-
-
-def _pss_sum(procs: list[Any]) -> int:
-    """Sum of proportional set sizes (shared pages split between their sharers) from ``smaps_rollup``."""
-    total = 0
-    for proc in procs:
-        try:
-            with open(f"/proc/{proc.pid}/smaps_rollup", "rb") as handle:
-                for line in handle:
-                    if line.startswith(b"Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-        except (OSError, ValueError):
-            pass
-    return total
 
 
 def _child_environment() -> dict[str, str]:
@@ -190,15 +128,15 @@ def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *
                     if done.wait(SAMPLE_SECONDS):
                         break
                     if tick % TREE_EVERY == 0:  # listing descendants scans /proc: ~3 ms, so every 100 ms
-                        procs = _tree(proc.pid)
-                    rss = _rss_sum(procs)
+                        procs = process_tree.tree(proc.pid)
+                    rss = process_tree.rss_sum(procs)
                     peak = max(peak, rss)
-                    if len(procs) <= 1 or not _HAVE_ROLLUP:
+                    if len(procs) <= 1 or not process_tree.HAVE_ROLLUP:
                         peak_pss = max(peak_pss, rss)
                     elif time.perf_counter() >= next_pss:
                         # Reading smaps costs ~1 ms per 20 MB mapped: keep it to 1/pss_duty of the time.
                         begun = time.perf_counter()
-                        peak_pss = max(peak_pss, _pss_sum(procs))
+                        peak_pss = max(peak_pss, process_tree.pss_sum(procs))
                         next_pss = begun + (time.perf_counter() - begun) * pss_duty
 
             sampler = threading.Thread(target=sample, daemon=True)

@@ -11,28 +11,24 @@ How the work is shared decides the speed-up, and two earlier ways fell short on 
 So the exporting process first encodes the warm-up chunk straight into the output (cut near
 :data:`WARM_UP_BYTES`: the most frequent pre-tokens are all in it), then forks ``workers - 1`` children,
 which inherit its warm tokenizer. From then on every process, this one included, takes the next chunk
-from a shared counter (:class:`ChunkQueue`), encodes it and appends its ids to a part file of its own
-beside the output, so that a process that is slowed down simply takes fewer chunks. A child reports each
-chunk it finishes (its index and id count) on a pipe of its own; since each process takes chunks in
-increasing order, that is enough to find every chunk in the part files, and at the end this process
-copies them into the output in file order (:class:`SharedExport`). Only these small reports (and, on
-failure, an error's type and message) cross the pipes. Between chunks the processes also hand each
-other, through small files, the words each encoded for the first time (:class:`WordExchange`), so that
-few words are encoded by more than one process. Where fork is unavailable the children are
-spawned and build the tokenizer from the model (cold, but correct). The part files need disk space for
-the ids until they are copied.
+from a shared counter (:class:`~core.chunk_queue.ChunkQueue`), encodes it and appends its ids to a part
+file of its own beside the output, so that a process that is slowed down simply takes fewer chunks. A
+child reports each chunk it finishes (its index and id count) on a pipe of its own; since each process
+takes chunks in increasing order, that is enough to find every chunk in the part files, and at the end
+this process copies them into the output in file order (:class:`SharedExport`). Only these small reports
+(and, on failure, an error's type and message) cross the pipes. Between chunks the processes also hand
+each other, through small files, the words each encoded for the first time
+(:class:`~core.word_exchange.WordExchange`), so that few words are encoded by more than one process.
+Where fork is unavailable the children are spawned and build the tokenizer from the model (cold, but
+correct). The part files need disk space for the ids until they are copied.
 """
 
 from __future__ import annotations
 
-import contextlib
 import glob
-import mmap
 import multiprocessing
 import os
-import pickle
 import signal
-import struct
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,17 +37,13 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-try:
-    import fcntl
-except ImportError:  # Windows, which cannot fork either: ForkedChunkQueue is never used there
-    fcntl = None  # type: ignore[assignment]
-
+from core.chunk_queue import WORKER_DIED, ChunkQueue, ForkedChunkQueue
 from core.errors import BPEError
 from core.export_encoding import ITEM_BYTES, encode_into
 from core.formats.atomic import OutputError
+from core.word_exchange import WordExchange
 
 if TYPE_CHECKING:
-    from core.merge_engine import BoundedMemo
     from core.model import BPEModel
     from core.tokenizer import Tokenizer
 
@@ -64,167 +56,7 @@ NOT_A_CHUNK = -1
 """The chunk index given to a failure that belongs to no chunk (a worker that died, a part file that
 cannot be made): it comes before every chunk's error."""
 
-LOCK_SECONDS = 30.0
-"""How long to wait for the chunk queue's lock before deciding its holder died (see ``ChunkQueue``)."""
-
-WORDS_SHARED_AT_MOST = 1 << 16
-"""How many new pre-token encodings one process hands to the others at most (see :class:`WordExchange`):
-the useful ones come early, and it bounds the files they pass through (about 2 MB)."""
-
-_DIED = "an export worker process died (killed, or out of memory?); try fewer --workers"
 _COPY_BYTES = 1 << 20
-
-
-class ChunkQueue:
-    """Chunk indices ``0 .. count - 1``, handed out once each, in order, to whichever process asks first.
-
-    The counter lives in shared memory, so forked and spawned children take from the same one.
-    :meth:`stop_before` shortens the queue after a failure: chunks before the failed one are still handed
-    out (one of them may hold an earlier error, which must win), later ones are not.
-
-    >>> queue = ChunkQueue(multiprocessing.get_context(), 3)
-    >>> queue.take(), queue.take(), queue.stop_before(2), queue.take()
-    (0, 1, None, None)
-    """
-
-    def __init__(self, context: Any, count: int) -> None:
-        self._state = context.Array("q", [0, count], lock=True)  # next index, end
-
-    def take(self) -> int | None:
-        with self._locked():
-            index, end = self._state[0], self._state[1]
-            if index >= end:
-                return None
-            self._state[0] = index + 1
-            return index
-
-    def stop_before(self, index: int) -> None:
-        with self._locked():
-            self._state[1] = max(0, min(self._state[1], index))
-
-    def close(self) -> None:
-        """Nothing to release here: ``multiprocessing`` frees its shared array itself."""
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        # The lock is held for a microsecond; still held after this long, it belonged to a process that
-        # was killed holding it (by the system, say), and waiting on would hang the export forever.
-        lock = self._state.get_lock()
-        if not lock.acquire(timeout=LOCK_SECONDS):
-            raise BPEError(_DIED)
-        try:
-            yield
-        finally:
-            lock.release()
-
-
-class ForkedChunkQueue(ChunkQueue):
-    """A :class:`ChunkQueue` for forked children only, about 4 ms cheaper to make.
-
-    ``multiprocessing``'s shared array costs about 4 ms the first time (it imports ``ctypes`` and sets
-    up a shared-memory arena), a few percent of a small export's time before the work can be shared.
-    Forked children inherit an anonymous shared mapping instead, and the lock is a POSIX record lock on an
-    unnamed temporary file. Such a lock belongs to a process, so the system releases it if its holder dies:
-    no timeout is needed.
-
-    >>> queue = ForkedChunkQueue(3)
-    >>> queue.take(), queue.take(), queue.stop_before(2), queue.take()
-    (0, 1, None, None)
-    >>> queue.close()
-    """
-
-    def __init__(self, count: int, folder: Path | None = None) -> None:  # noqa: D107 - another kind of storage
-        # The lock file has no name (made in ``folder``, or the system's temporary folder): nothing to clean up.
-        self._lock_file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed in close()
-        self._memory = mmap.mmap(-1, 16)  # anonymous and shared: forked children see the same bytes
-        self._state: Any = memoryview(self._memory).cast("q")  # next index, end
-        self._state[1] = count
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        fcntl.lockf(self._lock_file, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.lockf(self._lock_file, fcntl.LOCK_UN)
-
-    def close(self) -> None:
-        """Release the lock file and the shared mapping (in this process)."""
-        self._lock_file.close()
-        self._state.release()
-        self._memory.close()
-
-
-class WordExchange:
-    """This process's side of sharing new pre-token encodings among the processes of an export.
-
-    Each process encodes, once, every distinct word it meets that is not in its cache yet: about 8 µs
-    a word, against well under 1 µs for a cached one. Without sharing, every process did that for nearly
-    every distinct word of the corpus (on 8 copies of tinystories, each of two processes encoded all
-    7,183 of them). So after each chunk a process appends the entries it added to its cache to a words
-    file of its own, and before each chunk it adopts the entries the others have appended since it last
-    looked (as far as its cache has room). Files, not pipes: no process ever waits for another to read.
-    Each record is a length and a pickled list of ``(pre-token, ids)``; a record still being written is
-    read next time. Sharing only saves time, so a words file that cannot be written or read just ends it.
-    """
-
-    _LENGTH = struct.Struct("<I")
-
-    def __init__(self, cache: BoundedMemo, own: Path, others: list[Path]) -> None:
-        self._cache = cache
-        self._own_path = own
-        self._others = [[path, 0] for path in others]  # [path, bytes of it already adopted]
-        self._own: BinaryIO | None = None
-        self._left = WORDS_SHARED_AT_MOST
-        cache.journal = []
-
-    def publish(self) -> None:
-        """Append the entries this process added to its cache since the last call to its words file."""
-        entries = self._cache.journal
-        if not entries:
-            return
-        entries = entries[: self._left]
-        self._left -= len(entries)
-        self._cache.journal = [] if self._left > 0 else None
-        try:
-            if self._own is None:
-                self._own = open(self._own_path, "ab")  # noqa: SIM115 - closed in close()
-            data = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
-            self._own.write(self._LENGTH.pack(len(data)) + data)
-            self._own.flush()
-        except OSError:
-            self._stop()
-
-    def adopt(self) -> None:
-        """Take into this process's cache the entries the other processes published since the last call."""
-        try:
-            for other in self._others:
-                with open(other[0], "rb") as handle:
-                    handle.seek(other[1])
-                    data = handle.read()
-                at = 0
-                while at + self._LENGTH.size <= len(data):
-                    (length,) = self._LENGTH.unpack_from(data, at)
-                    end = at + self._LENGTH.size + length
-                    if end > len(data):
-                        break  # still being written
-                    self._cache.adopt(pickle.loads(data[at + self._LENGTH.size : end]))
-                    at = end
-                other[1] += at
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-            self._stop()
-
-    def _stop(self) -> None:
-        self._others = []
-        self._left = 0
-        self._cache.journal = None
-
-    def close(self) -> None:
-        """Stop recording; the cache stays as it is (warmer)."""
-        self._cache.journal = None
-        if self._own is not None:
-            self._own.close()
-            self._own = None
 
 
 def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple[int, int]], queue: ChunkQueue,
@@ -409,7 +241,7 @@ class SharedExport:
                 try:
                     message = conn.recv()
                 except (EOFError, OSError):
-                    message = ("failed", NOT_A_CHUNK, BPEError, _DIED)
+                    message = ("failed", NOT_A_CHUNK, BPEError, WORKER_DIED)
                 if message[0] == "chunk":
                     _, index, count = message
                     part.chunks.append((index, count))

@@ -68,9 +68,10 @@ def test_run_task_measures_a_whole_child(common):
     assert summary["status"] == "partial" and summary["ok_runs"] == 1 and summary["wall_s"] == m.wall_s
 
 
-def test_the_sampler_finds_grandchildren_as_psutil_does(common):
+def test_the_sampler_finds_grandchildren_as_psutil_does():
     psutil = pytest.importorskip("psutil")
-    if not common._HAVE_CHILDREN:
+    process_tree = load("_process_tree")
+    if not process_tree.HAVE_CHILDREN:
         pytest.skip("this kernel has no /proc/<pid>/task/<tid>/children")
     # A shell whose child starts a grandchild: the tree is three processes deep.
     shell = subprocess.Popen(["sh", "-c", "sh -c 'sleep 30' & sleep 30"])
@@ -81,8 +82,8 @@ def test_the_sampler_finds_grandchildren_as_psutil_does(common):
                 break
             time.sleep(0.05)
         assert len(expected) >= 4
-        assert sorted(common._descendant_pids(shell.pid)) == sorted(expected)
-        assert sorted(p.pid for p in common._tree(shell.pid)) == sorted(expected)
+        assert sorted(process_tree.descendant_pids(shell.pid)) == sorted(expected)
+        assert sorted(p.pid for p in process_tree.tree(shell.pid)) == sorted(expected)
     finally:
         for proc in psutil.Process(shell.pid).children(recursive=True):
             proc.kill()

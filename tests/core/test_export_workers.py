@@ -14,11 +14,12 @@ import pytest
 from export_cases import ADVERSARIAL, export_ids
 from format_cases import SPECIAL, encoder, small_model
 
+import core.chunk_queue
 import core.export_encoding
 import core.export_workers
 from core.errors import BPEError, CorpusError
 from core.export import WARM_UP_BYTES, ExportFinished, ExportProgress, chunk_ranges, export_corpus, export_events
-from core.export_workers import ChunkQueue, ForkedChunkQueue
+from core.chunk_queue import ChunkQueue, ForkedChunkQueue
 from core.patterns import GPT2_PATTERN
 
 
@@ -68,7 +69,7 @@ def test_the_chunk_queue_hands_out_each_chunk_once_in_order_across_processes(kin
 def test_a_queue_lock_left_by_a_killed_process_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing
 
-    monkeypatch.setattr(core.export_workers, "LOCK_SECONDS", 0.2)
+    monkeypatch.setattr(core.chunk_queue, "LOCK_SECONDS", 0.2)
     context = multiprocessing.get_context("fork")
     queue = ChunkQueue(context, 10)
     holder = context.Process(target=die_holding_the_lock, args=(queue,))
@@ -87,7 +88,7 @@ def test_a_forked_queue_lock_dies_with_its_holder() -> None:
     taken, told = os.pipe()
     pid = os.fork()
     if pid == 0:  # take the lock, say so, and die holding it
-        core.export_workers.fcntl.lockf(queue._lock_file, core.export_workers.fcntl.LOCK_EX)
+        core.chunk_queue.fcntl.lockf(queue._lock_file, core.chunk_queue.fcntl.LOCK_EX)
         os.write(told, b"x")
         os._exit(9)
     assert os.read(taken, 1) == b"x"
@@ -283,7 +284,7 @@ def test_a_queue_lock_file_that_cannot_be_made_is_an_output_error(
     def refuse(**_: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(core.export_workers.tempfile, "TemporaryFile", refuse)
+    monkeypatch.setattr(core.chunk_queue.tempfile, "TemporaryFile", refuse)
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
     with pytest.raises(OutputError, match=r"cannot write .*ids\.npy: Permission denied"):

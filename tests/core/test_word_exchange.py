@@ -13,8 +13,8 @@ import pytest
 from export_cases import export_ids
 from format_cases import encoder, small_model
 
-import core.export_workers
-from core.export_workers import WordExchange
+import core.word_exchange
+from core.word_exchange import WordExchange
 from core.merge_engine import BoundedMemo
 
 
@@ -83,7 +83,7 @@ def test_a_full_cache_adopts_nothing_and_keeps_what_it_has(tmp_path: Path) -> No
 
 
 def test_sharing_stops_after_its_limit_and_on_a_bad_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.export_workers, "WORDS_SHARED_AT_MOST", 3)
+    monkeypatch.setattr(core.word_exchange, "WORDS_SHARED_AT_MOST", 3)
     a, _, a_side, b, _, b_side = pair(tmp_path)
     for word in ["a1", "a2"]:
         a[word]
