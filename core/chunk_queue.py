@@ -85,8 +85,9 @@ class ForkedChunkQueue(ChunkQueue):
     >>> queue.close()
     """
 
-    def __init__(self, count: int, folder: Path | None = None) -> None:  # noqa: D107 - another kind of storage
-        # The lock file has no name (made in ``folder``, or the system's temporary folder): nothing to clean up.
+    def __init__(self, count: int, folder: Path | None = None) -> None:
+        # Other storage than ChunkQueue's, so no call to its __init__. The lock file has no name (made in
+        # ``folder``, or the system's temporary folder): nothing to clean up.
         self._lock_file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed in close()
         self._memory = mmap.mmap(-1, 16)  # anonymous and shared: forked children see the same bytes
         self._state: Any = memoryview(self._memory).cast("q")  # next index, end
