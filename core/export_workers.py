@@ -78,7 +78,10 @@ def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple
 
         tokenizer = source if isinstance(source, Tokenizer) else Tokenizer.from_model(source)
         exchange = WordExchange(tokenizer.piece_cache, words[me], words[:me] + words[me + 1 :])
-        with open(part, "wb") as handle:
+        # "r+b", never "wb": this process made the file. A worker forked while Ctrl-C cut its start short
+        # is not known to that process, and may get here after the file was cleaned up: it must not
+        # make it again.
+        with open(part, "r+b") as handle:
             while (index := queue.take()) is not None:
                 exchange.adopt()
                 tokens = encode_into(handle, tokenizer, corpus, ranges[index], dtype, out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import struct
 from pathlib import Path
@@ -48,7 +49,9 @@ class WordExchange:
         self._cache.journal = [] if self._left > 0 else None
         try:
             if self._own is None:
-                self._own = open(self._own_path, "ab")  # noqa: SIM115 - closed in close()
+                # Appending without O_CREAT: the exporting process made the file, and a worker that outlived
+                # the export's cleanup must not make it again.
+                self._own = open(os.open(self._own_path, os.O_WRONLY | os.O_APPEND), "ab")  # noqa: SIM115
             data = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
             self._own.write(self._LENGTH.pack(len(data)) + data)
             self._own.flush()

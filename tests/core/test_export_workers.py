@@ -21,6 +21,7 @@ from core.errors import BPEError, CorpusError
 from core.export import WARM_UP_BYTES, ExportFinished, ExportProgress, chunk_ranges, export_corpus, export_events
 from core.chunk_queue import ChunkQueue, ForkedChunkQueue
 from core.patterns import GPT2_PATTERN
+from tests.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,13 @@ def chunks_of(corpus: Path, chunk_bytes: int) -> list[tuple[int, int]]:
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name != "corpus.txt")
+
+
+@pytest.fixture
+def signals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder where processes leave marker files for each other (apart from the export's own folder,
+    which must end up empty)."""
+    return tmp_path_factory.mktemp("signals")
 
 
 @pytest.mark.parametrize("kind", ["forked", "multiprocessing"])
@@ -126,11 +134,9 @@ def in_a_worker(parent: int = os.getpid()) -> bool:
 
 @pytest.mark.parametrize("bad_chunks", [[-1], [3, 9], [2, 3], [1, -2]], ids=["last", "apart", "adjacent", "first-and-late"])
 def test_errors_come_back_first_in_file_order(
-    tmp_path: Path, small, bad_chunks: list[int], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, small, bad_chunks: list[int], monkeypatch: pytest.MonkeyPatch, signals: Path
 ) -> None:
     """Invalid UTF-8 in a chunk: its error and offset, or an earlier chunk's even when that comes in later."""
-    import time
-
     corpus = tmp_path / "corpus.txt"
     data = bytearray(WORDS)
     corpus.write_bytes(data)
@@ -143,27 +149,64 @@ def test_errors_come_back_first_in_file_order(
     corpus.write_bytes(data)
     assert chunks_of(corpus, 64) == chunks  # the bad bytes are where the test says
     if len(bad_chunks) > 1:
-        # The chunk with the first bad byte is slow, so that the later error surely comes in first.
-        late = chunks[bad_chunks[0]][0]
-        patch_encode_range(monkeypatch, lambda start: time.sleep(0.5) if start == late else None)
+        # The process that takes the chunk with the first bad byte waits until another process has started
+        # on the later bad chunk (the others take every chunk in between), so the later error surely
+        # comes in first.
+        early, later = chunks[bad_chunks[0]][0], chunks[bad_chunks[1]][0]
+        later_started = signals / "later-started"
+
+        def before(start: int) -> None:
+            if start == later:
+                later_started.touch()
+            elif start == early:
+                wait_until(later_started.exists, "another process to start on the later bad chunk")
+
+        patch_encode_range(monkeypatch, before)
     with pytest.raises(CorpusError) as caught:
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=3, chunk_bytes=64)
     assert f"byte offset {offsets[0]} (byte 0xff)" in str(caught.value) and "\n" not in str(caught.value)
     assert leftovers(tmp_path) == []
 
 
-def test_a_slow_process_takes_fewer_chunks(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Chunks go to whichever process is free: a worker slowed down leaves most of them to the others."""
-    import time
+def test_a_slow_process_takes_fewer_chunks(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch,
+                                          signals: Path) -> None:
+    """Chunks go to whichever process is free: a worker held back leaves most of them to this process.
 
+    The order is fixed, not timed: this process waits on its first shared chunk until the worker has
+    taken one, and the worker holds each chunk it takes until this process has started on the fourth
+    chunk after it (or on the last), so it takes at most one chunk in five.
+    """
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
+    chunks = chunks_of(corpus, 64)
+    index_of = {start: index for index, (start, _) in enumerate(chunks)}
+    last = len(chunks) - 1
+    worker_started, started_here = signals / "worker-started", signals / "started-here"
+    started_here.write_text("0\n")  # the warm-up chunk, encoded before the worker exists
     taken_here: list[int] = []
-    patch_encode_range(monkeypatch, lambda start: time.sleep(0.05) if in_a_worker() else taken_here.append(start))
+
+    def furthest_here() -> int:
+        return max(int(line) for line in started_here.read_text().split())
+
+    def before(start: int) -> None:
+        index = index_of[start]
+        if in_a_worker():
+            worker_started.touch()
+            target = min(index + 4, last)
+            if index != last:
+                wait_until(lambda: furthest_here() >= target, f"this process to reach chunk {target}")
+        else:
+            if index > 0:
+                wait_until(worker_started.exists, "the worker to take a chunk")
+            taken_here.append(index)
+            with started_here.open("a") as handle:
+                handle.write(f"{index}\n")
+
+    patch_encode_range(monkeypatch, before)
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
     assert ids.tolist() == encoder(small).encode(WORDS.decode())
-    chunks = chunks_of(corpus, 64)
-    assert len(taken_here) > len(chunks) * 3 // 4  # the slow worker took only a few of about 150 chunks
+    assert len(chunks) > 100
+    assert len(taken_here) > len(chunks) * 3 // 4  # the held-back worker took only a few
     assert len(taken_here) < len(chunks)  # but it did take some
     assert leftovers(tmp_path) == ["ids.npy"]
 
@@ -185,7 +228,8 @@ def test_closing_while_workers_run_leaves_nothing(tmp_path: Path, small, monkeyp
         pytest.fail("no part files seen")
     started = time.monotonic()
     events.close()
-    assert time.monotonic() - started < 3, "waited for the workers instead of stopping them"
+    # Waiting would take an hour; stopping them takes milliseconds. The bound only needs to tell the two apart.
+    assert time.monotonic() - started < 60, "waited for the workers instead of stopping them"
     assert leftovers(tmp_path) == [] and multiprocessing.active_children() == []
 
 
@@ -226,24 +270,30 @@ def test_a_worker_that_dies_silently(tmp_path: Path, small, monkeypatch: pytest.
     assert leftovers(tmp_path) == []
 
 
-def test_other_worker_failures_keep_their_type(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_worker_failures_keep_their_type(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch,
+                                                signals: Path) -> None:
     class Odd(Exception):  # defined here, so it cannot be pickled: the worker sends its name instead
         pass
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
 
-    def fail_in_worker(error: Exception):
+    def fail_in_worker(error: Exception, worker_failed: Path):
+        # This process holds its first shared chunk until the worker has taken one and is failing on it;
+        # otherwise this process could take every chunk first, and nothing would fail.
         def before(start: int) -> None:
             if in_a_worker():
+                worker_failed.touch()
                 raise error
+            if start > 0:  # not the warm-up chunk, which is encoded before the worker exists
+                wait_until(worker_failed.exists, "the worker to take a chunk")
         return before
 
-    patch_encode_range(monkeypatch, fail_in_worker(RuntimeError("boom at 12")))
+    patch_encode_range(monkeypatch, fail_in_worker(RuntimeError("boom at 12"), signals / "first"))
     with pytest.raises(RuntimeError, match="^boom at 12$"):
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
     monkeypatch.undo()
-    patch_encode_range(monkeypatch, fail_in_worker(Odd("strange")))
+    patch_encode_range(monkeypatch, fail_in_worker(Odd("strange"), signals / "second"))
     with pytest.raises(BPEError, match="^an export worker failed: Odd: strange$"):
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=64)
     assert leftovers(tmp_path) == []
@@ -289,4 +339,28 @@ def test_a_queue_lock_file_that_cannot_be_made_is_an_output_error(
     corpus.write_bytes(WORDS)
     with pytest.raises(OutputError, match=r"cannot write .*ids\.npy: Permission denied"):
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=1000)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_worker_started_after_the_cleanup_makes_no_file(tmp_path: Path, small) -> None:
+    """A worker forked while Ctrl-C cut its start short is unknown to the export, so nothing stops it before
+    the cleanup. Its part and words files are gone by then: it must fail, not make them again."""
+    import multiprocessing
+
+    from core.tokenizer import Tokenizer
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS)
+    ranges = chunks_of(corpus, 64)[1:]
+    context = multiprocessing.get_context("fork")
+    queue = ChunkQueue(context, len(ranges))
+    reader, writer = context.Pipe(duplex=False)
+    part, words = tmp_path / "gone.part", [tmp_path / "mine.words", tmp_path / "other.words"]
+    worker = context.Process(target=core.export_workers._encode_share, args=(
+        Tokenizer.from_model(small), corpus, ranges, queue, part, tmp_path / "ids.npy", "uint16", writer, words, 0))
+    worker.start()
+    writer.close()
+    message = reader.recv()
+    worker.join()
+    assert message[0] == "failed" and message[2] is FileNotFoundError
     assert leftovers(tmp_path) == []

@@ -11,11 +11,27 @@ import pytest
 
 from core.errors import CorpusError
 from core.worker_pool import WorkerDied, WorkerPool
+from tests.waiting import wait_until
 
 
 def big_result(n: int) -> dict[str, int]:
     """Several MB once pickled: far more than a pipe holds, so sending it takes many writes."""
     return {f"pre-token {i}": i for i in range(n)}
+
+
+PIPE_BUF_FULL = 65536
+"""A Linux pipe holds 64 KiB by default: a pipe holding that much has a writer that is blocked."""
+
+
+def unread_bytes(fd: int) -> int:
+    """How many bytes wait in the pipe whose read end is ``fd``."""
+    import array
+    import fcntl
+    import termios
+
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count)
+    return count[0]
 
 
 def make_lock() -> threading.Lock:
@@ -45,10 +61,12 @@ def test_closing_while_workers_send_large_results_returns_at_once() -> None:
     for _ in range(5):
         pool = WorkerPool(2)
         results = pool.map_unordered(big_result, [(400_000,), (400_000,)])
-        time.sleep(0.3)  # both workers are now blocked writing results nobody reads yet
+        for worker in pool._workers:  # wait until each result pipe is full: its worker is blocked mid-send
+            wait_until(lambda: unread_bytes(worker.results_fd) >= PIPE_BUF_FULL, "a worker to fill its pipe")
         started = time.monotonic()
         pool.close()
-        assert time.monotonic() - started < 5
+        # A hang would last forever; killing takes milliseconds. The bound only tells the two apart.
+        assert time.monotonic() - started < 30
         del results
 
 
