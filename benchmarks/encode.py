@@ -11,7 +11,7 @@ thread, on the whole text in one call:
   GPT-2 split regex then byte-level mapping, ``<|endoftext|>`` added as a special token); ``HF docs``:
   the same, one call per document between ``<|endoftext|>`` (same ids; HF is faster on shorter strings);
 * the floor: the GPT-2 pattern alone with the ``regex`` module (``finditer`` and ``findall``), plus
-  bpe-tui's own splitter (``core.fast_split``, stdlib ``re``) for reference.
+  bpe-tui's own splitter (``core.pretokenize.fast_split``, stdlib ``re``) for reference.
 
 Texts: English (tinystories_2M), Japanese (ja_aozora), any files given, and three pathological 1 MB inputs
 made of one repeated character (``a``, space, ``あ``), each one single pre-token. The encoders' ids are
@@ -61,14 +61,14 @@ def _digest(ids: list[int]) -> str:
 def _build(encoder: str, vocab_json: str, merges_txt: str):
     """An ``encode(text) -> ids`` function (``None`` result for the floor, which makes no ids) and the tokenizer."""
     if encoder == "bpe-tui":
-        from core.tokenizer import Tokenizer
+        from core.encode.tokenizer import Tokenizer
 
         return Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL]).encode
     if encoder == "tiktoken":
         import tiktoken
 
-        from core.gpt2_files import read_gpt2_files
-        from core.patterns import GPT2_PATTERN
+        from core.formats.gpt2_files import read_gpt2_files
+        from core.pretokenize.patterns import GPT2_PATTERN
 
         vocab, _ = read_gpt2_files(vocab_json, merges_txt)
         special_id = next(i for i, b in vocab.items() if b == c.SPECIAL.encode())
@@ -80,7 +80,7 @@ def _build(encoder: str, vocab_json: str, merges_txt: str):
     if encoder in ("hf", "hf-docs"):
         from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-        from core.patterns import GPT2_PATTERN
+        from core.pretokenize.patterns import GPT2_PATTERN
 
         vocab, merges = models.BPE.read_file(vocab_json, merges_txt)
         tok = Tokenizer(models.BPE(vocab, merges))
@@ -105,7 +105,7 @@ def _build(encoder: str, vocab_json: str, merges_txt: str):
 
         return by_document
     if encoder in ("regex-finditer", "regex-findall"):
-        from core.patterns import compile_pattern
+        from core.pretokenize.patterns import compile_pattern
 
         pattern = compile_pattern()
         if encoder == "regex-findall":
@@ -117,8 +117,8 @@ def _build(encoder: str, vocab_json: str, merges_txt: str):
 
         return finditer
     if encoder == "bpe-tui-split":
-        from core.fast_split import splitter_for
-        from core.patterns import GPT2_PATTERN
+        from core.pretokenize.fast_split import splitter_for
+        from core.pretokenize.patterns import GPT2_PATTERN
 
         split = splitter_for(GPT2_PATTERN)
         return lambda text: split(text) and None

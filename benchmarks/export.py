@@ -1,7 +1,7 @@
-"""Export benchmark: corpus -> ``.npy`` token ids with ``core.export``, one worker vs all cores.
+"""Export benchmark: corpus -> ``.npy`` token ids with ``core.export.run``, one worker vs all cores.
 
 Each run is a child process that builds the GPT-2 tokenizer (from ``../shared/data/cs336/``, with
-``<|endoftext|>``; not timed), then times ``core.export.export_corpus`` on the corpus with a fresh
+``<|endoftext|>``; not timed), then times ``core.export.run.export_corpus`` on the corpus with a fresh
 tokenizer (cold cache). One-worker and all-core runs alternate; the speed-up is the median of the
 per-round ratios. The ``.npy`` files are checked with numpy (when installed) and must hold the same ids
 for every worker count. Target (issues 3 and 5): throughput >= 1.6x with 2 workers, judged on exports of
@@ -53,8 +53,8 @@ PSS is read here at most 1/100 of the time (the export's peak memory is also see
 
 def export_task(path: str, workers: int, vocab_json: str, merges_txt: str) -> dict[str, Any]:
     """Export ``path`` with ``workers`` processes; return the seconds, id count and a digest of the ids."""
-    from core.export import HEADER_BYTES, export_corpus
-    from core.tokenizer import Tokenizer
+    from core.export.run import HEADER_BYTES, export_corpus
+    from core.encode.tokenizer import Tokenizer
 
     t0 = time.perf_counter()
     tokenizer = Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL])

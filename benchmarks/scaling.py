@@ -44,7 +44,7 @@ def concatenate(source: Path, factor: int, folder: Path) -> Path:
 
 def unique_pretokens(path: Path) -> int:
     """How many distinct pre-tokens the corpus holds (what the trainer keeps in memory)."""
-    from core.patterns import pretokenize
+    from core.pretokenize.patterns import pretokenize
 
     return len(set(pretokenize(path.read_text(encoding="utf-8"), [c.SPECIAL])))
 

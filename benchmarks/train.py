@@ -31,7 +31,7 @@ TARGET_VOCAB = 10000
 
 def train_ours(path: str, vocab_size: int, workers: int) -> dict[str, Any]:
     """Train with bpe-tui; return the time inside the process and what was produced."""
-    from core.train import train_bpe
+    from core.train.run import train_bpe
 
     t0 = time.perf_counter()
     vocab, merges = train_bpe(path, vocab_size, [c.SPECIAL], workers=workers)
@@ -42,7 +42,7 @@ def train_hf(path: str, vocab_size: int) -> dict[str, Any]:
     """Train Hugging Face's byte-level BPE with the GPT-2 split pattern and ``<|endoftext|>``."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    from core.patterns import GPT2_PATTERN
+    from core.pretokenize.patterns import GPT2_PATTERN
 
     t0 = time.perf_counter()
     tokenizer = Tokenizer(models.BPE())

@@ -51,7 +51,7 @@ CURSOR_STYLE = "bold #000000 on #ffd75f"
 
 
 class TokenLike(Protocol):
-    """The part of ``core.spans.TokenSpan`` rendering reads."""
+    """The part of ``core.encode.spans.TokenSpan`` rendering reads."""
 
     @property
     def id(self) -> int: ...

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.memory import RSSProbe
+from core.train.memory import RSSProbe
 
 from bpe_tui.training_process import TrainingProcess, TrainingSource, TrainingSpec
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from core.model import BPEModel
 
 if TYPE_CHECKING:
-    from core.tokenizer import Tokenizer
+    from core.encode.tokenizer import Tokenizer
 
 SAMPLE_NAMES = ("english", "japanese", "mixed", "toy")
 """Bundled samples, in display order; each is ``<name>.txt`` in the samples folder."""
@@ -27,7 +27,7 @@ def find_samples_dir() -> Path | None:
 
     ``None`` lets the app start without them (with a notification) rather than fail.
     """
-    from core.corpus_samples import samples_dir
+    from bpe_tui.sample_files import samples_dir
 
     return samples_dir()
 
@@ -51,7 +51,7 @@ class LoadedTokenizer:
     @classmethod
     def from_model(cls, model: BPEModel, *, name: str | None = None, source: Path | None = None) -> LoadedTokenizer:
         """Wrap ``model``, building its ``Tokenizer``; ``name`` defaults to the model's name or the file stem."""
-        from core.tokenizer import Tokenizer
+        from core.encode.tokenizer import Tokenizer
 
         label = name or model.name or (source.stem if source is not None else "tokenizer")
         return cls(name=label, model=model, tokenizer=Tokenizer.from_model(model), source=source)

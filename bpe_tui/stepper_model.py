@@ -1,6 +1,6 @@
 """The merge stepper's data, without any UI: what merge k was, the candidates after it, the text at step k.
 
-Two sources of steps. ``LiveSteps`` trains on a small text one merge at a time with ``core.train`` and
+Two sources of steps. ``LiveSteps`` trains on a small text one merge at a time with ``core.train.run`` and
 keeps every step it has seen (its merge and the candidate pairs after it), so going back is a lookup
 rather than a retrain. ``ReplaySteps`` replays the merges of an existing tokenizer, with the counts the
 file recorded (``None`` where it recorded none). Both are safe to drive from one worker thread at a time;
@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 
-from core.events import MergeMade, PhaseProgress
+from core.train.events import MergeMade, PhaseProgress
 from core.model import BPEModel
-from core.tokenizer import Tokenizer
+from core.encode.tokenizer import Tokenizer
 
 CANDIDATES = 20
 """How many candidate pairs each step shows."""
@@ -93,7 +93,7 @@ class LiveSteps:
         self._base = self._run.result()
 
     def _new_run(self) -> None:
-        from core.train import TrainingRun
+        from core.train.run import TrainingRun
 
         self._run = TrainingRun.from_text(self.text, self._vocab_size, self._special_tokens, workers=1)
         self._events = self._run.events()
@@ -107,7 +107,7 @@ class LiveSteps:
 
     def measure_total(self) -> int:
         """Find how many merges the run makes by training a throwaway copy to the end (no candidates, fast)."""
-        from core.train import TrainingRun
+        from core.train.run import TrainingRun
 
         with self._lock:
             if self._total is None:

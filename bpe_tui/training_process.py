@@ -1,4 +1,4 @@
-"""Runs a ``core.train.TrainingRun`` in a separate process and hands its events back in batches.
+"""Runs a ``core.train.run.TrainingRun`` in a separate process and hands its events back in batches.
 
 The pure-Python trainer holds the GIL for seconds at a time, so running it in a thread would freeze the
 UI. Here it runs in its own process (``spawn``, so the child inherits none of the app's threads or
@@ -6,7 +6,7 @@ terminal state) and sends lists of events through a ``multiprocessing`` queue ab
 app's thread worker drains the queue and throttles what it posts to the UI. Nothing here imports
 Textual: the child imports this module too.
 
-The trainer forks reading workers of its own (``core.worker_pool``), so ``cancel`` terminates the whole
+The trainer forks reading workers of its own (``core.train.worker_pool``), so ``cancel`` terminates the whole
 process tree itself, and an ``atexit`` hook does the same for any run still alive when the app exits.
 """
 
@@ -26,7 +26,7 @@ from typing import Protocol
 
 import psutil
 
-from core.events import MergeMade, TrainingEvent, TrainingFinished
+from core.train.events import MergeMade, TrainingEvent, TrainingFinished
 from core.model import BPEModel
 
 BATCH_SECONDS = 0.05
@@ -102,7 +102,7 @@ class TrainingSource(Protocol):
 
 def measure(model: BPEModel, texts: Sequence[tuple[str, str]]) -> SamplesMeasured:
     """Bytes per token of each text with ``model`` (the tokenizer so far)."""
-    from core.tokenizer import Tokenizer
+    from core.encode.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_model(model)
     results = []
@@ -130,7 +130,7 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
     except OSError:
         pass
     from core.errors import BPEError
-    from core.train import TrainingRun
+    from core.train.run import TrainingRun
 
     texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in spec.measure_texts)
     try:

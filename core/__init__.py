@@ -8,18 +8,18 @@ __all__ = ["train_bpe", "Tokenizer", "TrainingRun", "BPEModel"]
 
 if TYPE_CHECKING:
     from core.model import BPEModel
-    from core.tokenizer import Tokenizer
-    from core.train import TrainingRun, train_bpe
+    from core.encode.tokenizer import Tokenizer
+    from core.train.run import TrainingRun, train_bpe
 
 
 def __getattr__(name: str) -> Any:
     # Lazy, so importing one core module does not pull in all the others.
     if name in ("train_bpe", "TrainingRun"):
-        from core import train
+        from core.train import run
 
-        return getattr(train, name)
+        return getattr(run, name)
     if name == "Tokenizer":
-        from core.tokenizer import Tokenizer
+        from core.encode.tokenizer import Tokenizer
 
         return Tokenizer
     if name == "BPEModel":

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.patterns import GPT2_PATTERN
+from core.pretokenize.patterns import GPT2_PATTERN
 
 TIE_RULE = "count, then lexicographically greater (left bytes, right bytes)"
 """How training breaks ties between equally frequent pairs (CS336 assignment 1)."""

@@ -16,12 +16,10 @@ python=${PYTHON:-.venv/bin/python}
 selection=("$@")
 if [ ${#selection[@]} -eq 0 ]; then
     selection=(
-        tests/core/test_export_workers.py
-        tests/core/test_export.py
-        tests/core/test_worker_pool.py
-        tests/core/test_shared_reading.py
-        tests/core/test_word_exchange.py
-        tests/core/test_corpus_chunks.py
+        tests/core/export
+        tests/core/train/test_worker_pool.py
+        tests/core/train/test_shared_reading.py
+        tests/core/pretokenize/test_safe_cuts.py
         tests/cli/test_cli_export.py
         "tests/cli/test_cli_train.py"
         tests/ui/test_app_training.py

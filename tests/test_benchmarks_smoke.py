@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.byte_alphabet import encode_bytes
+from core.formats.byte_alphabet import encode_bytes
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 SPECIAL = "<|endoftext|>"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from core.corpus import check_corpus_path
+from core.train.reading import check_corpus_path
 from core.errors import CorpusError
 from core.formats import load_tokenizer
 
@@ -85,7 +85,7 @@ def _checked_lines(handle: TextIO, label: str) -> Iterator[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.tokenizer import Tokenizer
+    from core.encode.tokenizer import Tokenizer
 
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
     tokenizer = Tokenizer.from_model(model)

@@ -1,6 +1,6 @@
 """``bpe-tui export``: encode a corpus to a ``.npy`` array of ids for training a model, with progress on stderr.
 
-The work is :func:`core.export.export_events`; this module only chooses how progress looks: one
+The work is :func:`core.export.run.export_events`; this module only chooses how progress looks: one
 rewritten line on a terminal, and otherwise plain lines at most every few seconds (logs and CI output
 should not fill up with carriage returns).
 """
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.export import ExportFinished, export_events
+from core.export.run import ExportFinished, export_events
 from core.formats import load_tokenizer
 
 PLAIN_INTERVAL = 2.0

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 from bpe_tui.cli.encode import quote_token
-from core.corpus_samples import sample_paths
+from bpe_tui.sample_files import sample_paths
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import BPEModel
-from core.patterns import GPT2_PATTERN
-from core.vocab_stats import longest_tokens, vocab_split
+from core.pretokenize.patterns import GPT2_PATTERN
+from core.analysis.vocab_stats import longest_tokens, vocab_split
 
 FORMAT_LABELS = {
     "bpe-tui": "bpe-tui JSON",
@@ -78,7 +78,7 @@ def _sample_lines(model: BPEModel) -> list[str]:
     paths = sample_paths()
     if not paths:
         return ["bytes/token:    (no bundled samples found)"]
-    from core.tokenizer import Tokenizer
+    from core.encode.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_model(model)
     lines = ["bytes/token on the bundled samples:"]

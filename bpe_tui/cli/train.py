@@ -1,6 +1,6 @@
 """``bpe-tui train``: train a tokenizer on a corpus file from the shell, with progress on stderr and atomic saves.
 
-The command is a loop over :meth:`core.train.TrainingRun.events`, the same events the app shows. Each event
+The command is a loop over :meth:`core.train.run.TrainingRun.events`, the same events the app shows. Each event
 goes to a reporter (:mod:`bpe_tui.cli.train_display`: a live ``rich`` display when stderr is a terminal,
 plain lines otherwise) and, with ``--events``, to a JSON-lines file (:mod:`bpe_tui.cli.train_events`).
 Nothing is written until training has finished: the tokenizer and the events file each appear by an
@@ -22,11 +22,11 @@ from typing import IO, Any, BinaryIO
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, write_event
 from core.errors import SettingsError
-from core.events import TrainingFinished
+from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
-from core.formats.atomic import OutputError
-from core.memory import RSSProbe
-from core.train import TrainingRun
+from core.atomic import OutputError
+from core.train.memory import RSSProbe
+from core.train.run import TrainingRun
 
 
 # ---------------------------------------------------------------------------------------------- arguments

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from core.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
-from core.memory import RSSProbe, peak_rss_self_bytes
+from core.train.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
+from core.train.memory import RSSProbe, peak_rss_self_bytes
 from core.model import BPEModel
 
 REFRESH_SECONDS = 0.1

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from core.byte_alphabet import encode_bytes
-from core.events import MergeMade, PhaseProgress, TrainingEvent
-from core.formats.atomic import atomic_open
-from core.train import TrainingRun
+from core.formats.byte_alphabet import encode_bytes
+from core.train.events import MergeMade, PhaseProgress, TrainingEvent
+from core.atomic import atomic_open
+from core.train.run import TrainingRun
 
 EVENTS_FORMAT = "bpe-tui-events"
 EVENTS_VERSION = 1

@@ -27,10 +27,10 @@ from bpe_tui.render import display_part, hex_bytes, token_body
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
-from core.compare import TextStats, text_stats
+from core.analysis.compare import TextStats, text_stats
 
 if TYPE_CHECKING:
-    from core.spans import TokenSpan
+    from core.encode.spans import TokenSpan
 
 DISPLAY_CHARS = 6000
 """Longest text drawn as tokens (the header says when a sample is cut); the stats table still covers the

@@ -25,7 +25,7 @@ from bpe_tui.render import display_part, render_token
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
-from core.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
+from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
 
 MAX_TOKENIZERS = len(LETTERS)
 DEFAULT_SAMPLE = "mixed"

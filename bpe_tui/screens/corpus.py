@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DirectoryTree, Footer, Header, Static, Tree
 from textual.worker import get_current_worker
 
-from core.corpus_stats import CorpusStats, preview_text, scan_corpus
+from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
 from core.errors import CorpusError
 
 from bpe_tui.messages import SessionChanged
@@ -183,7 +183,7 @@ class CorpusScreen(Screen):
 
     @on(TrainingForm.TrainRequested)
     async def _train(self, message: TrainingForm.TrainRequested) -> None:
-        from core.corpus import check_corpus_path
+        from core.train.reading import check_corpus_path
 
         path = self.app.session.corpus_path  # type: ignore[attr-defined]
         if path is None:

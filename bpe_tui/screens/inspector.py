@@ -26,9 +26,9 @@ from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
-from core.merge_tree import MergeIndex
-from core.patterns import GPT2_PATTERN
-from core.vocab_stats import longest_tokens, vocab_split
+from core.analysis.merge_tree import MergeIndex
+from core.pretokenize.patterns import GPT2_PATTERN
+from core.analysis.vocab_stats import longest_tokens, vocab_split
 
 SEARCH_DELAY = 0.15
 """Seconds of quiet after a keystroke before the vocabulary is filtered."""

@@ -17,7 +17,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from bpe_tui.render import pick_style, safe_text
-from core.compare import Span as TokenSpan
+from core.analysis.compare import Span as TokenSpan
 
 LETTERS = "ABCD"
 MARKER = "▲"

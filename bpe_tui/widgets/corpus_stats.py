@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from core.corpus_stats import CorpusStats
-from core.script_mix import SCRIPTS
+from core.analysis.corpus_stats import CorpusStats
+from core.analysis.script_mix import SCRIPTS
 
 from bpe_tui.widgets.progress_panel import human_bytes
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from rich.text import Text
 from textual.widgets import DataTable
 
-from core.events import MergeMade
+from core.train.events import MergeMade
 
 from bpe_tui.render import render_token
 

@@ -7,7 +7,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from bpe_tui.render import render_token
-from core.merge_tree import MergeNode
+from core.analysis.merge_tree import MergeNode
 
 
 def node_label(node: MergeNode, *, special: bool = False) -> Text:

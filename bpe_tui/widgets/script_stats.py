@@ -12,8 +12,8 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
-from core.compare import ScriptTokens, TextStats
-from core.script_mix import SCRIPTS
+from core.analysis.compare import ScriptTokens, TextStats
+from core.analysis.script_mix import SCRIPTS
 
 
 def script_cell(counts: ScriptTokens) -> str:

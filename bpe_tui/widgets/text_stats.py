@@ -8,7 +8,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
-from core.compare import TextStats
+from core.analysis.compare import TextStats
 
 STAT_COLUMNS = ("text", "chars", "bytes", "tokens", "bytes/token", "chars/token")
 

@@ -61,7 +61,7 @@ def parse_settings(
     if errors or size is None or frequency is None:
         return None, errors
     try:
-        from core.train import validate_settings
+        from core.train.run import validate_settings
 
         validate_settings(size, tokens, frequency, "strict")
     except SettingsError as error:

@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from core.events import MergeMade, PhaseProgress, TrainingFinished
-from core.memory import RSSProbe
+from core.train.events import MergeMade, PhaseProgress, TrainingFinished
+from core.train.memory import RSSProbe
 from core.model import BPEModel
 
 from bpe_tui.training_process import (
@@ -33,7 +33,7 @@ from bpe_tui.training_process import (
 
 
 class Probe(Protocol):
-    """What the runner needs from an RSS probe (``core.memory.RSSProbe`` or a frozen one in tests)."""
+    """What the runner needs from an RSS probe (``core.train.memory.RSSProbe`` or a frozen one in tests)."""
 
     peak: int
 

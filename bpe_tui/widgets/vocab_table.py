@@ -23,7 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from bpe_tui.render import hex_bytes, render_token
-from core.merge_tree import MergeIndex
+from core.analysis.merge_tree import MergeIndex
 from core.model import BPEModel
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import regex
 
-from core.byte_alphabet import encode_bytes
+from core.formats.byte_alphabet import encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.model import BPEModel, TrainingInfo
 

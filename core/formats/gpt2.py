@@ -1,6 +1,6 @@
 """GPT-2's ``vocab.json`` + ``merges.txt``: the two-file format of OpenAI's GPT-2 release and CS336.
 
-Both files spell token bytes in GPT-2's printable byte alphabet (:mod:`core.byte_alphabet`), so a space is
+Both files spell token bytes in GPT-2's printable byte alphabet (:mod:`core.formats.byte_alphabet`), so a space is
 ``Ġ`` and every merges line is exactly two tokens separated by one space. ``merges.txt`` may start with a
 ``#version`` line, which we write too because Hugging Face's ``GPT2Tokenizer`` skips the first line
 unconditionally. The format records no split pattern (GPT-2's is implied) and no list of special tokens:
@@ -14,12 +14,12 @@ import json
 import os
 from pathlib import Path
 
-from core.byte_alphabet import encode_bytes
+from core.formats.byte_alphabet import encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.formats import checked_model
-from core.formats.atomic import OutputError, atomic_open
+from core.atomic import OutputError, atomic_open
 from core.model import BPEModel
-from core.patterns import GPT2_PATTERN
+from core.pretokenize.patterns import GPT2_PATTERN
 
 VERSION_LINE = "#version: 0.2"
 
@@ -95,7 +95,7 @@ def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | Non
     ``special_tokens`` overrides the guess described in the module docstring; as in CS336's
     ``from_files``, a given special token missing from the vocab is appended with a new id.
     """
-    from core.gpt2_files import read_gpt2_files
+    from core.formats.gpt2_files import read_gpt2_files
 
     vocab, merges = read_gpt2_files(vocab_path, merges_path)
     if special_tokens is None:

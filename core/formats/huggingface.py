@@ -19,12 +19,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.byte_alphabet import decode_bytes, encode_bytes
+from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.formats import checked_model
-from core.formats.atomic import atomic_write_text
+from core.atomic import atomic_write_text
 from core.model import BPEModel
-from core.patterns import GPT2_PATTERN
+from core.pretokenize.patterns import GPT2_PATTERN
 
 WHOLE_TEXT_PATTERN = r"[\s\S]+"
 """ByteLevel with ``use_regex: false`` and no Split: the whole text between added tokens is one pre-token."""

@@ -22,11 +22,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.byte_alphabet import decode_bytes, encode_bytes
+from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.fingerprint import fingerprint
 from core.formats import checked_model
-from core.formats.atomic import atomic_write_text
+from core.atomic import atomic_write_text
 from core.model import TIE_RULE, BPEModel, TrainingInfo
 
 FORMAT_NAME = "bpe-tui"

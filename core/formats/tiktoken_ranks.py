@@ -27,9 +27,9 @@ import regex
 
 from core.errors import SettingsError, TokenizerFileError
 from core.formats import checked_model, show_token
-from core.formats.atomic import atomic_write_text
+from core.atomic import atomic_write_text
 from core.model import BPEModel
-from core.patterns import GPT2_PATTERN
+from core.pretokenize.patterns import GPT2_PATTERN
 
 _LINE = regex.compile(r"([A-Za-z0-9+/]+={0,2})[ \t]+([0-9]+)[ \t]*\r?")
 

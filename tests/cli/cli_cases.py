@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.events import TrainingFinished
+from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
 from core.model import BPEModel
-from core.train import TrainingRun
+from core.train.run import TrainingRun
 
 SPECIAL = "<|endoftext|>"
 TEXT = (

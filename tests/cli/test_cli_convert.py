@@ -6,12 +6,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-from cli_cases import TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
+from tests.cli.cli_cases import TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
 
 from bpe_tui.__main__ import main
 from core.fingerprint import fingerprint
 from core.formats import FORMATS, detect_format, load_tokenizer
-from core.tokenizer import Tokenizer
+from core.encode.tokenizer import Tokenizer
 
 OUTPUTS = {"bpe-tui": "out.json", "gpt2": "out-gpt2", "hf": "tokenizer.json", "tiktoken": "out.tiktoken"}
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_cases import SPECIAL, TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
+from tests.cli.cli_cases import SPECIAL, TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
 
 from bpe_tui.__main__ import main
 from bpe_tui.cli.encode import quote_token
-from core.tokenizer import Tokenizer
+from core.encode.tokenizer import Tokenizer
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:

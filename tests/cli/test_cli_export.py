@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_cases import TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
+from tests.cli.cli_cases import TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
 
 from bpe_tui.__main__ import main
-from core.tokenizer import Tokenizer
+from core.encode.tokenizer import Tokenizer
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_cases import SPECIAL, assert_one_line_error, run_cli, small_model, tokenizer_file
+from tests.cli.cli_cases import SPECIAL, assert_one_line_error, run_cli, small_model, tokenizer_file
 
 from bpe_tui.__main__ import main
 from core.fingerprint import fingerprint

@@ -19,11 +19,11 @@ from bpe_tui.__main__ import main
 from bpe_tui.cli import train as train_cli
 from bpe_tui.cli.train_display import LiveReporter, PlainReporter, TrainingStats, show_token
 from bpe_tui.cli.train_events import event_record
-from core.byte_alphabet import decode_bytes
-from core.events import MergeMade, PhaseProgress, TrainingFinished
+from core.formats.byte_alphabet import decode_bytes
+from core.train.events import MergeMade, PhaseProgress, TrainingFinished
 from core.formats import load_tokenizer
-from core.memory import RSSProbe
-from core.train import TrainingRun, train_bpe
+from core.train.memory import RSSProbe
+from core.train.run import TrainingRun, train_bpe
 
 ESC = "\x1b"
 SPECIAL = "<|endoftext|>"

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from format_cases import gpt2_model, small_model
+from tests.core.formats.format_cases import gpt2_model, small_model
 
 from core.fingerprint import canonical_bytes, fingerprint, short_fingerprint
 from core.formats import load_tokenizer, save_tokenizer

@@ -19,8 +19,8 @@ from bpe_tui.app import BpeTuiApp
 from bpe_tui.services import Services
 from bpe_tui.session import Session
 from bpe_tui.training_process import ReplaySource, SourceEvent, TrainingSpec, measure
-from core.events import TrainingFinished
-from core.train import TrainingRun
+from core.train.events import TrainingFinished
+from core.train.run import TrainingRun
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SAMPLES = ROOT / "samples"

@@ -8,8 +8,8 @@ from bpe_tui.render import PALETTE, SPLIT_PALETTE
 from bpe_tui.screens.compare import CompareScreen
 from bpe_tui.widgets.compare_view import CompareView, align_tokenizations, render_aligned, wrap_positions
 from bpe_tui.widgets.script_stats import ScriptStatsTable
-from core.compare import boundary_diff
-from tests.core.test_compare import spans_from_lengths as spans
+from core.analysis.compare import boundary_diff
+from tests.core.analysis.test_compare import spans_from_lengths as spans
 from tests.ui.app_harness import SIZE, settle
 from tests.ui.views_harness import (
     ViewsApp,

@@ -7,7 +7,7 @@ from textual.widgets import Input, Static
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.widgets.merge_tree import MergeTreeView, node_label
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
-from core.merge_tree import MergeIndex, MergeNode
+from core.analysis.merge_tree import MergeIndex, MergeNode
 from core.model import BPEModel
 from tests.ui.app_harness import SIZE, settle
 from tests.ui.views_harness import ViewsApp, bilingual_800, session_with

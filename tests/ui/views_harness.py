@@ -15,7 +15,7 @@ from textual.widgets import Input
 
 from bpe_tui.session import LoadedTokenizer, Session
 from core.model import BPEModel
-from core.train import TrainingRun
+from core.train.run import TrainingRun
 from tests.ui.app_harness import SAMPLES, THEME
 
 

@@ -1,0 +1,35 @@
+"""Where the bundled sample corpora live: ``samples/`` in a checkout, ``bpe_tui/_samples`` in a wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SAMPLE_NAMES = ("english", "japanese", "mixed")
+"""The prose samples used for bytes-per-token figures, in display order (``toy.txt`` is for tests)."""
+
+_CANDIDATES = (Path(__file__).resolve().parent.parent / "samples", Path(__file__).resolve().parent / "_samples")
+
+
+def samples_dir() -> Path | None:
+    """The bundled samples folder, or ``None`` when this installation has none.
+
+    >>> folder = samples_dir()
+    >>> folder is None or (folder / "english.txt").is_file()
+    True
+    """
+    for folder in _CANDIDATES:
+        if (folder / "english.txt").is_file():
+            return folder
+    return None
+
+
+def sample_paths() -> dict[str, Path]:
+    """``{"english": path, ...}`` for each of :data:`SAMPLE_NAMES` that exists (empty without samples).
+
+    >>> set(sample_paths()) <= set(SAMPLE_NAMES)
+    True
+    """
+    folder = samples_dir()
+    if folder is None:
+        return {}
+    return {name: folder / f"{name}.txt" for name in SAMPLE_NAMES if (folder / f"{name}.txt").is_file()}

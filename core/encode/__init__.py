@@ -1,0 +1,1 @@
+"""Encoding and decoding: the ``Tokenizer``, merging inside one pre-token, token spans, streaming decode."""

@@ -1,0 +1,448 @@
+"""The tokenizer: exact byte-level BPE encode and decode, with the CS336 interface and tiktoken's extras.
+
+``Tokenizer(vocab, merges, special_tokens)`` is Stanford CS336 assignment 1's interface, exactly;
+``encode_ordinary``, ``encode(..., allowed_special=, disallowed_special=)`` and the ``decode_*bytes``
+family follow tiktoken. Text is cut at special tokens (longest first), split into pre-tokens by the
+model's pattern, and each pre-token is merged by rank (:mod:`core.encode.piece_merge`). The hot loop is
+``findall`` plus one dict lookup per pre-token, so English runs near the speed of the regex alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Collection, Iterable, Iterator, Set
+from dataclasses import replace
+from typing import TYPE_CHECKING, Literal
+
+from core.errors import BPEError, SettingsError
+from core.pretokenize.fast_split import splitter_for
+from core.encode.piece_merge import BoundedMemo, MergeEngine
+from core.model import BPEModel
+from core.pretokenize.patterns import GPT2_PATTERN, special_token_pattern
+
+if TYPE_CHECKING:
+    from core.encode.spans import TokenSpan
+
+PIECE_CACHE_LIMIT = 1 << 14
+"""Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
+
+_SPLIT_CHARS = 1 << 20  # longer special-free text is pre-tokenised in slices of this many characters
+_HELD_PIECES = 3  # a streamed buffer's last pieces may still change; two suffice for GPT-2's pattern
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Replace each surrogate code point (not encodable as UTF-8) with U+FFFD, keeping character offsets.
+
+    >>> replace_surrogates("a\\ud800b") == "a\\ufffdb"
+    True
+    """
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def _worth_caching(piece: str) -> bool:
+    return len(piece) <= 16 or len(piece.encode("utf-8")) <= 64
+
+
+class InvalidTokenIdError(BPEError):
+    """An id passed to a decode method is not in the vocabulary."""
+
+
+class DisallowedSpecialTokenError(SettingsError):
+    """``encode`` met a special token's text that the caller marked as disallowed."""
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer.
+
+    Args:
+        vocab: id -> token bytes; must hold all 256 single bytes.
+        merges: merge rules in rank order as (left bytes, right bytes); each side and their concatenation
+            must be in ``vocab``.
+        special_tokens: strings never split and encoded as one id each. Those missing from ``vocab`` are
+            appended with new ids after the largest one, in the order given.
+
+    Raises:
+        SettingsError: a single byte is missing from ``vocab`` or a merge names a token it lacks.
+
+    >>> tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"hi"}, [(b"h", b"i")], ["<|eot|>"])
+    >>> tok.encode("hi!<|eot|>")
+    [256, 33, 257]
+    >>> tok.decode([256, 33])
+    'hi!'
+    """
+
+    stream_block_chars: int = 1 << 14
+    """How much text :meth:`encode_iterable` gathers before encoding what is certain (memory vs. overhead)."""
+
+    def __init__(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[bytes, bytes]],
+        special_tokens: list[str] | None = None,
+    ) -> None:
+        self._setup(vocab, merges, special_tokens, GPT2_PATTERN, None)
+
+    @classmethod
+    def from_files(
+        cls,
+        vocab_filepath: str | os.PathLike[str],
+        merges_filepath: str | os.PathLike[str],
+        special_tokens: list[str] | None = None,
+    ) -> Tokenizer:
+        """Load GPT-2 style ``vocab.json`` + ``merges.txt`` (GPT-2 byte alphabet).
+
+        Raises ``TokenizerFileError`` naming the file and line for a missing, corrupt or inconsistent file.
+
+        >>> Tokenizer.from_files("../shared/data/cs336/gpt2_vocab.json",
+        ...                      "../shared/data/cs336/gpt2_merges.txt").encode("Hello world")  # doctest: +SKIP
+        [15496, 995]
+        """
+        from core.formats.gpt2_files import read_gpt2_files
+
+        vocab, merges = read_gpt2_files(vocab_filepath, merges_filepath)
+        return cls(vocab, merges, special_tokens)
+
+    @classmethod
+    def from_model(cls, model: BPEModel) -> Tokenizer:
+        """The tokenizer for a :class:`~core.model.BPEModel`, keeping its pattern.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)}
+        >>> Tokenizer.from_model(BPEModel(vocab, [], pattern=r"\\S+|\\s+")).encode_ordinary("ab c")
+        [97, 98, 32, 99]
+        """
+        tokenizer = cls.__new__(cls)
+        tokenizer._setup(model.vocab, model.merges, model.special_tokens, model.pattern, model)
+        return tokenizer
+
+    def _setup(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[bytes, bytes]],
+        special_tokens: list[str] | None,
+        pattern: str,
+        source: BPEModel | None,
+    ) -> None:
+        self.vocab: dict[int, bytes] = dict(vocab)
+        self.merges: list[tuple[bytes, bytes]] = list(merges)
+        self.pattern = pattern
+        encoder: dict[bytes, int] = {}
+        for token_id in sorted(self.vocab):  # with duplicate bytes the lowest id encodes
+            encoder.setdefault(self.vocab[token_id], token_id)
+        missing = [b for b in range(256) if bytes([b]) not in encoder]
+        if missing:
+            raise SettingsError(
+                f"the vocab lacks {len(missing)} single bytes (first: {bytes(missing[:1])!r}); "
+                "a byte-level BPE vocab must hold all 256"
+            )
+        next_id = max(self.vocab) + 1
+        self.special_tokens: list[str] = list(dict.fromkeys(special_tokens or ()))
+        if "" in self.special_tokens:
+            raise SettingsError("a special token is the empty string; every special token needs some text")
+        self._special_ids: dict[str, int] = {}
+        for token in self.special_tokens:
+            data = token.encode("utf-8")
+            if data not in encoder:
+                self.vocab[next_id] = data
+                encoder[data] = next_id
+                next_id += 1
+            self._special_ids[token] = encoder[data]
+        pair_ranks: dict[tuple[int, int], int] = {}
+        merged_ids: list[int] = []
+        for rank, (left, right) in enumerate(self.merges):
+            ids = (encoder.get(left), encoder.get(right), encoder.get(left + right))
+            if None in ids:
+                absent = (left, right, left + right)[ids.index(None)]
+                raise SettingsError(f"merge {rank} ({left!r}, {right!r}) needs token {absent!r}, which the vocab lacks")
+            pair_ranks.setdefault((ids[0], ids[1]), rank)  # a repeated merge keeps its first rank
+            merged_ids.append(ids[2])  # type: ignore[arg-type]
+        self._encoder = encoder
+        self._engine = MergeEngine([encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab)
+        self._split = splitter_for(pattern)
+        # Long pieces are rarely repeated and costly to hold, so they are encoded but not remembered.
+        self._cache = BoundedMemo(self._engine.encode_piece, PIECE_CACHE_LIMIT, keep=_worth_caching)
+        self._special_res: dict[frozenset[str], object] = {}
+        self._all_specials = special_token_pattern(self.special_tokens)
+        self._longest_special = max(map(len, self.special_tokens), default=0)
+        self._source = source
+
+    # --- properties ---------------------------------------------------------------------------
+
+    @property
+    def piece_cache(self) -> BoundedMemo:
+        """The cache of pre-token -> ids (pre-tokens of up to 64 bytes) that makes repeated text fast.
+
+        Exposed so that the processes of a shared export can hand each other what they add to it
+        (:meth:`BoundedMemo.adopt`) instead of each encoding every new word itself.
+        """
+        return self._cache
+
+    @property
+    def model(self) -> BPEModel:
+        """This tokenizer as a :class:`~core.model.BPEModel` (with any appended special tokens)."""
+        if self._source is not None:
+            return replace(self._source, vocab=dict(self.vocab), special_tokens=list(self.special_tokens))
+        return BPEModel(dict(self.vocab), list(self.merges), list(self.special_tokens), self.pattern)
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id (tiktoken's name; ids may have gaps)."""
+        return max(self.vocab) + 1
+
+    @property
+    def special_token_ids(self) -> dict[str, int]:
+        """Special token text -> id."""
+        return dict(self._special_ids)
+
+    # --- encoding -----------------------------------------------------------------------------
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Set[str] = "all",
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text``; special tokens in ``allowed_special`` become their ids.
+
+        The default keeps CS336's behaviour: every special token of this tokenizer is recognised.
+        (tiktoken's default is the opposite, ``allowed_special=set()``, so there a special token's text
+        raises.) Special tokens that are neither allowed nor disallowed are encoded as plain text;
+        ``disallowed_special="all"`` means every special token not allowed. Surrogate code points, which
+        UTF-8 cannot hold, are encoded as U+FFFD, one each (tiktoken does much the same).
+
+        Raises:
+            DisallowedSpecialTokenError: the text contains a disallowed special token.
+            SettingsError: a name in either argument is not a special token of this tokenizer.
+
+        >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
+        >>> tok.encode("a<s>"), tok.encode("a<s>", allowed_special=set(), disallowed_special=())
+        ([97, 256], [97, 60, 115, 62])
+        """
+        if allowed_special == "all" and disallowed_special == "all":
+            return self._encode_text(text, self._all_specials)
+        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
+        disallowed = set(self.special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
+        unknown = (allowed | disallowed) - set(self.special_tokens)
+        if unknown:
+            raise SettingsError(f"{sorted(unknown)[0]!r} is not a special token of this tokenizer")
+        if disallowed:
+            found = self._special_re(disallowed).search(text)
+            if found:
+                raise DisallowedSpecialTokenError(
+                    f"the text contains the special token {found.group()!r}, which is disallowed; "
+                    "allow it (allowed_special) to encode it as one token, or pass disallowed_special=() "
+                    "to encode it as text"
+                )
+        return self._encode_text(text, self._special_re(allowed) if allowed else None)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` with special tokens treated as plain text.
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"]).encode_ordinary("<s>")
+        [60, 115, 62]
+        """
+        return self._encode_text(text, None)
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """Lazily encode a stream of text chunks (e.g. an open file) in bounded memory.
+
+        Yields exactly ``encode("".join(iterable))``, even when a pre-token or special token straddles
+        chunks: a gathered buffer is encoded only up to where later text cannot change the result, and
+        the rest waits for more. (Memory grows only with a single unbroken pre-token, which must be whole.)
+
+        >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
+        >>> list(tok.encode_iterable(["a<", "s>b"]))
+        [97, 256, 98]
+        """
+        block = self.stream_block_chars
+        parts: list[str] = []
+        size = 0
+        wait = block
+        for chunk in iterable:
+            if not chunk:
+                continue
+            if not chunk.isascii() and _SURROGATES.search(chunk):
+                chunk = replace_surrogates(chunk)
+            parts.append(chunk)
+            size += len(chunk)
+            if size < wait:
+                continue
+            buffer = "".join(parts)
+            ids, rest = self._encode_certain_prefix(buffer)
+            yield from ids
+            parts, size = [rest], len(rest)
+            wait = size + block if size < len(buffer) else 2 * size  # no progress: wait for twice as much
+        if parts:
+            yield from self.encode("".join(parts))
+
+    def encode_with_spans(self, text: str) -> list[TokenSpan]:
+        """Encode ``text`` and describe where each token lies; see :func:`core.encode.spans.token_spans`."""
+        from core.encode.spans import token_spans
+
+        return token_spans(self, text)
+
+    def _encode_certain_prefix(self, buffer: str) -> tuple[list[int], str]:
+        """Encode the part of ``buffer`` that no following text can change; return its ids and the rest.
+
+        A special token starting at or after ``len - longest + 1`` may be cut off, so the final segment
+        is only pre-tokenised up to there, and its last pieces are held back: a piece can change when
+        text is added after it (``\\s+(?!\\S)`` backs off one space, ``'l`` becomes ``'ll``).
+        """
+        out: list[int] = []
+        start, end = 0, len(buffer)
+        specials = self._all_specials
+        if specials is not None:
+            end -= self._longest_special - 1
+            for match in specials.finditer(buffer):
+                if match.start() >= end:
+                    break
+                if match.start() > start:
+                    out += self._encode_plain(buffer[start : match.start()])
+                out.append(self._special_ids[match.group()])
+                start = match.end()
+            if start >= end:
+                return out, buffer[start:]
+        ids, cut = self._encode_settled(buffer, start, end)
+        out += ids
+        return out, buffer[cut:]
+
+    def _encode_settled(self, text: str, start: int, end: int) -> tuple[list[int], int]:
+        """Ids of ``text[start:cut]``, the longest prefix of ``text[start:end]`` whose pre-tokens cannot
+        change whatever follows ``end`` (all but the last few), and ``cut``; ``text[start]`` must begin one."""
+        pieces = self._split(text[start:end])
+        if len(pieces) > _HELD_PIECES and sum(map(len, pieces)) == end - start:
+            cut = end - sum(map(len, pieces[-_HELD_PIECES:]))
+            return self._encode_split(text[start:cut], pieces[:-_HELD_PIECES]), cut
+        return [], start
+
+    def _special_re(self, tokens: Set[str]):  # -> regex.Pattern
+        key = frozenset(tokens)
+        found = self._special_res.get(key)
+        if found is None:
+            found = self._special_res[key] = special_token_pattern(key)
+        return found
+
+    def _encode_text(self, text: str, specials) -> list[int]:  # specials: regex.Pattern | None
+        try:
+            return self._encode_segments(text, specials)
+        except UnicodeEncodeError:  # only surrogates make str.encode("utf-8") fail
+            return self._encode_segments(replace_surrogates(text), specials)
+
+    def _encode_segments(self, text: str, specials) -> list[int]:
+        if specials is None:
+            return self._encode_plain(text)
+        out: list[int] = []
+        start = 0
+        for match in specials.finditer(text):
+            if match.start() > start:
+                out += self._encode_plain(text[start : match.start()])
+            out.append(self._special_ids[match.group()])
+            start = match.end()
+        if start < len(text):
+            out += self._encode_plain(text[start:])
+        return out
+
+    def _encode_plain(self, text: str) -> list[int]:
+        if len(text) <= _SPLIT_CHARS:
+            return self._encode_split(text, self._split(text))
+        # A huge text is pre-tokenised a slice at a time, so its pieces are never all in memory at once.
+        out: list[int] = []
+        start, size = 0, _SPLIT_CHARS
+        while len(text) - start > size:
+            ids, cut = self._encode_settled(text, start, start + size)
+            out += ids
+            size = _SPLIT_CHARS if cut > start else 2 * size  # one piece longer than the slice: widen
+            start = cut
+        return out + self._encode_split(text[start:], self._split(text[start:]))
+
+    def _encode_split(self, text: str, pieces: list[str]) -> list[int]:
+        """Ids for ``text`` without special tokens, given its pre-tokens."""
+        # Text of mostly wide characters: pre-tokens rarely repeat, their characters do.
+        if len(pieces) > 32 and not text.isascii() and len(text.encode("utf-8")) > 2 * len(text):
+            ids = self._engine.encode_text(text, pieces, self._cache)
+            if ids is not None:
+                return ids
+        return self._encode_pieces(pieces)
+
+    def _encode_pieces(self, pieces: list[str]) -> list[int]:
+        # The hot loop: one C-level dict lookup per pre-token; misses go to BoundedMemo.__missing__.
+        out: list[int] = []
+        extend = out.extend
+        for ids in map(self._cache.__getitem__, pieces):
+            extend(ids)
+        return out
+
+    # --- decoding -----------------------------------------------------------------------------
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode ids to text; bytes that are not valid UTF-8 become U+FFFD.
+
+        Raises:
+            InvalidTokenIdError: an id is not in the vocabulary.
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode([104, 105, 0xE3])
+        'hi\\ufffd'
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Decode ids to the raw bytes they stand for.
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode_bytes([0xE3, 0x81])
+        b'\\xe3\\x81'
+        """
+        ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+        try:
+            return b"".join(map(self.vocab.__getitem__, ids))
+        except (KeyError, TypeError):
+            self._check_ids(ids)
+            raise
+
+    def decode_single_token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token.
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode_single_token_bytes(65)
+        b'A'
+        """
+        try:
+            return self.vocab[token_id]
+        except (KeyError, TypeError):
+            self._check_ids([token_id])
+            raise
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
+        """The bytes of each token, one entry per id.
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode_tokens_bytes([72, 105])
+        [b'H', b'i']
+        """
+        ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+        try:
+            return list(map(self.vocab.__getitem__, ids))
+        except (KeyError, TypeError):
+            self._check_ids(ids)
+            raise
+
+    def _check_ids(self, ids: Iterable[object]) -> None:
+        for position, token_id in enumerate(ids):
+            try:
+                if token_id in self.vocab:
+                    continue
+            except TypeError:
+                pass
+            raise InvalidTokenIdError(
+                f"token id {token_id!r} (position {position}) is not in the vocabulary; "
+                f"valid ids are 0..{max(self.vocab)}"
+            )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled as its model (for worker processes): caches and compiled patterns are rebuilt, not sent.
+        return (Tokenizer.from_model, (self.model,))
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(vocab_size={len(self.vocab)}, merges={len(self.merges)}, "
+            f"special_tokens={self.special_tokens})"
+        )

@@ -1,0 +1,120 @@
+"""GPT-2 vocab.json + merges.txt: the real files load; every kind of bad file gets one line naming file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.errors import TokenizerFileError
+from core.formats.gpt2_files import read_gpt2_files, read_merges_txt, read_vocab_json
+from core.encode.tokenizer import Tokenizer
+
+BASIC_VOCAB = {"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġab": 4}
+
+
+def write(tmp_path: Path, vocab: str | dict, merges: str = "a b\nĠ ab\n") -> tuple[Path, Path]:
+    vocab_path, merges_path = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    vocab_path.write_text(vocab if isinstance(vocab, str) else json.dumps(vocab, indent=2), encoding="utf-8")
+    merges_path.write_text(merges, encoding="utf-8")
+    return vocab_path, merges_path
+
+
+def error_for(vocab_path: Path, merges_path: Path) -> str:
+    with pytest.raises(TokenizerFileError) as error:
+        read_gpt2_files(vocab_path, merges_path)
+    message = str(error.value)
+    assert "\n" not in message
+    return message
+
+
+def test_reads_a_small_pair(tmp_path) -> None:
+    vocab, merges = read_gpt2_files(*write(tmp_path, BASIC_VOCAB, "#version: 0.2\na b\nĠ ab\n\n"))
+    assert vocab == {0: b"a", 1: b"b", 2: b" ", 3: b"ab", 4: b" ab"}
+    assert merges == [(b"a", b"b"), (b" ", b"ab")]
+
+
+def test_reads_gpt2_release(shared_data) -> None:
+    cs336 = shared_data / "cs336"
+    vocab, merges = read_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
+    assert len(vocab) == 50257 and len(merges) == 50000
+    assert vocab[50256] == b"<|endoftext|>" and vocab[220] == b" " and merges[0] == (b" ", b"t")
+
+
+def test_added_tokens_outside_the_alphabet_are_utf8(tmp_path) -> None:
+    vocab = read_vocab_json(write(tmp_path, {"<｜end｜>": 0, "Ġ": 1})[0])
+    assert vocab == {0: "<｜end｜>".encode(), 1: b" "}
+
+
+def test_missing_file(tmp_path) -> None:
+    vocab_path, merges_path = write(tmp_path, BASIC_VOCAB)
+    message = error_for(tmp_path / "nope.json", merges_path)
+    assert "nope.json" in message and "not found" in message
+    assert "nope.txt" in error_for(vocab_path, tmp_path / "nope.txt")
+
+
+def test_directory_instead_of_file(tmp_path) -> None:
+    assert "directory" in error_for(tmp_path, write(tmp_path, BASIC_VOCAB)[1])
+
+
+def test_truncated_vocab(tmp_path) -> None:
+    text = json.dumps(BASIC_VOCAB, indent=2)
+    message = error_for(*write(tmp_path, text[: len(text) // 2]))
+    assert "vocab.json: line 4" in message and "not valid JSON" in message
+
+
+def test_empty_vocab(tmp_path) -> None:
+    assert "line 1" in error_for(*write(tmp_path, ""))
+
+
+def test_not_utf8(tmp_path) -> None:
+    vocab_path, merges_path = write(tmp_path, BASIC_VOCAB)
+    vocab_path.write_bytes(b'{"a": 0,\n "\xff": 1}')
+    assert "vocab.json: line 2" in error_for(vocab_path, merges_path)
+
+
+def test_vocab_of_the_wrong_type(tmp_path) -> None:
+    assert "expected a JSON object" in error_for(*write(tmp_path, '["a", "b"]'))
+
+
+def test_non_integer_id_names_its_line(tmp_path) -> None:
+    message = error_for(*write(tmp_path, '{\n"a": 0,\n"b": "one"\n}'))
+    assert "vocab.json: line 3" in message and "'b'" in message
+
+
+def test_duplicate_ids_name_the_line(tmp_path) -> None:
+    message = error_for(*write(tmp_path, '{\n"a": 0,\n"b": 1,\n"ab": 1\n}', "a b\n"))
+    assert "vocab.json: line 4" in message and "id 1 is used twice" in message
+
+
+def test_duplicate_tokens_name_the_line(tmp_path) -> None:
+    message = error_for(*write(tmp_path, '{\n"a": 0,\n"b": 1,\n"a": 2\n}', ""))
+    assert "vocab.json: line 4" in message and "'a' appears twice" in message
+
+
+def test_merge_naming_a_token_not_in_vocab(tmp_path) -> None:
+    message = error_for(*write(tmp_path, BASIC_VOCAB, "a b\nb Ġ\n"))
+    assert "merges.txt: line 2" in message and "'bĠ'" in message and "vocab.json" in message
+
+
+def test_malformed_merge_lines(tmp_path) -> None:
+    for bad in ["a\n", "a b ab\n", "a  b\n", " a\n"]:
+        message = error_for(*write(tmp_path, BASIC_VOCAB, "a b\n" + bad))
+        assert "merges.txt: line 2" in message and "two tokens" in message
+
+
+def test_merge_with_characters_outside_the_alphabet(tmp_path) -> None:
+    message = error_for(*write(tmp_path, BASIC_VOCAB, "a b\na ｂ\n"))
+    assert "merges.txt: line 2" in message and "'ｂ'" in message
+
+
+def test_merges_checked_without_vocab(tmp_path) -> None:
+    path = write(tmp_path, BASIC_VOCAB, "Ġ ab\n")[1]
+    assert read_merges_txt(path) == [(b" ", b"ab")]
+
+
+def test_from_files_raises_the_same_errors(tmp_path) -> None:
+    vocab_path, merges_path = write(tmp_path, BASIC_VOCAB, "a b\nb Ġ\n")
+    with pytest.raises(TokenizerFileError, match="merges.txt: line 2"):
+        Tokenizer.from_files(vocab_path, merges_path)

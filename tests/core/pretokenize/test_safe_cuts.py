@@ -1,0 +1,356 @@
+"""Chunk boundaries and parallel counting: cuts never change the pre-tokens, and 1 or N workers agree.
+
+A chunk boundary is safe when it starts a special token (documents are split there anyway) or when it
+sits on an ASCII whitespace byte right after a non-whitespace character (the GPT-2 pattern always has a
+pre-token boundary there and ``\\s+(?!\\S)`` cannot look across it). The properties below check both the
+rule and its purpose: counting chunk by chunk gives exactly the counts of the whole text, which the
+naive counter in ``naive_bpe`` computes independently.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.core.train.naive_bpe import pretoken_counts
+
+import core.train.reading
+from core.train.reading import chunk_boundaries, count_chunk
+from core.train.events import PhaseProgress, TrainingFinished
+from core.pretokenize.patterns import GPT2_PATTERN
+from core.train import run as train
+from core.train.run import TrainingRun, train_bpe
+
+PARALLEL_MIN_BYTES = 1 << 20
+"""The size from which these tests' corpora are read by worker processes (patched in, whatever the default)."""
+
+
+@pytest.fixture(autouse=True)
+def _workers_from_one_mib(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The corpora here were sized around a 1 MiB threshold (tinyshakespeare among them).
+    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", PARALLEL_MIN_BYTES)
+
+
+SPECIAL = "<|endoftext|>"
+WHITESPACE = regex.compile(r"\s")
+
+
+def counted_by_chunks(path: Path, bounds: list[int], specials: list[str]) -> Counter[str]:
+    total: Counter[str] = Counter()
+    for start, end in zip(bounds, bounds[1:]):
+        n, counts = count_chunk((str(path), start, end, specials, GPT2_PATTERN, "strict"))
+        assert n == end - start
+        total.update(counts)
+    return total
+
+
+def special_spans(data: bytes, specials: list[str]) -> list[tuple[int, int]]:
+    spans = []
+    for token in (s.encode("utf-8") for s in specials):
+        at = data.find(token)
+        while at != -1:
+            spans.append((at, at + len(token)))
+            at = data.find(token, at + 1)
+    return spans
+
+
+def assert_safe_boundaries(data: bytes, bounds: list[int], specials: list[str]) -> None:
+    assert bounds[0] == 0 and bounds[-1] == len(data)
+    assert all(a < b for a, b in zip(bounds, bounds[1:])) or len(data) == 0
+    spans = special_spans(data, specials)
+    starts = {start for start, _ in spans}
+    for cut in bounds[1:-1]:
+        assert not any(start < cut < end for start, end in spans), f"cut {cut} inside a special token"
+        assert not 0x80 <= data[cut] < 0xC0, f"cut {cut} inside a UTF-8 character"
+        if cut in starts:
+            continue
+        assert data[cut : cut + 1] in (b" ", b"\n", b"\t", b"\r"), f"cut {cut} is not on whitespace"
+        before = data[max(0, cut - 4) : cut].decode("utf-8", errors="ignore")[-1]
+        assert not WHITESPACE.match(before), f"cut {cut} follows whitespace {before!r}"
+
+
+# -- small, hand-checked cases -------------------------------------------------------------------------------
+
+
+def test_no_cut_between_two_spaces(tmp_path: Path) -> None:
+    path = tmp_path / "c.txt"
+    # 24 bytes in 3 chunks: the first target, byte 8, is the second of two spaces. A cut after whitespace is
+    # unsafe (in "a   b" it turns the pre-tokens "a", "  ", " b" into "a", " ", " ", " b"), so the cut must
+    # move to a space that follows a letter: 7 or 15 (with 18 or 21 for the second).
+    path.write_bytes(b"aaaaaaa  bbbbbb cc dd ee")
+    bounds = chunk_boundaries(path, [], 3)
+    assert len(bounds) == 4 and 8 not in bounds
+    assert set(bounds[1:-1]) <= {7, 15, 18, 21}
+    assert_safe_boundaries(path.read_bytes(), bounds, [])
+
+
+def test_cuts_prefer_a_special_token(tmp_path: Path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"one two three<|endoftext|>four five six")
+    bounds = chunk_boundaries(path, [SPECIAL], 4)
+    data = path.read_bytes()
+    assert data.index(SPECIAL.encode()) in bounds
+    assert_safe_boundaries(data, bounds, [SPECIAL])
+
+
+def test_whitespace_inside_a_special_token_is_not_a_cut(tmp_path: Path) -> None:
+    # The special token itself contains spaces after non-space characters: tempting but unsafe cuts.
+    special = "<end of doc>"
+    path = tmp_path / "c.txt"
+    path.write_bytes(("xxxxxxxx" + special + "yy").encode())
+    for n in range(2, 9):
+        bounds = chunk_boundaries(path, [special], n)
+        assert_safe_boundaries(path.read_bytes(), bounds, [special])
+
+
+def test_japanese_without_spaces_is_cut_only_at_newlines(tmp_path: Path) -> None:
+    text = "吾輩は猫である。名前はまだ無い。\n" * 40
+    path = tmp_path / "ja.txt"
+    path.write_text(text, encoding="utf-8")
+    bounds = chunk_boundaries(path, [], 5)
+    assert len(bounds) == 6
+    data = path.read_bytes()
+    assert all(data[:cut].endswith("。".encode()) and data[cut : cut + 1] == b"\n" for cut in bounds[1:-1])
+    assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
+
+
+def test_ideographic_space_before_newline_is_not_a_cut(tmp_path: Path) -> None:
+    # U+3000 is \s for the pattern: "a\u3000\nb" must not be cut before "\n" (it would split "\u3000\n").
+    text = "ab\u3000\ncd\u3000\u3000 ef"
+    path = tmp_path / "ws.txt"
+    path.write_text(text, encoding="utf-8")
+    data = path.read_bytes()
+    for n in range(2, len(data)):
+        bounds = chunk_boundaries(path, [], n)
+        assert_safe_boundaries(data, bounds, [])
+        assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
+
+
+# -- properties ----------------------------------------------------------------------------------------------
+
+FRAGMENTS = [SPECIAL, "<|pad|>", "  ", "\n\n", "\r\n", " \n ", "\t", "\u3000", "\xa0", "。", "日本語", "'s", "<|"]
+texts = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet="ab é日 \n\t.!9", max_size=8)), max_size=40
+).map("".join)
+special_sets = st.sampled_from([[], [SPECIAL], [SPECIAL, "<|pad|>"]])
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("chunks") / "corpus.txt"
+
+
+def check_chunking(path: Path, text: str, specials: list[str], n_chunks: int) -> None:
+    path.write_bytes(text.encode("utf-8"))
+    bounds = chunk_boundaries(path, specials, n_chunks)
+    assert len(bounds) <= n_chunks + 1
+    assert_safe_boundaries(path.read_bytes(), bounds, specials)
+    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=texts, specials=special_sets, n_chunks=st.integers(1, 30))
+def test_chunk_counts_equal_whole_text_counts(scratch: Path, text: str, specials: list[str], n_chunks: int) -> None:
+    check_chunking(scratch, text, specials, n_chunks)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=texts, specials=special_sets, n_chunks=st.integers(2, 30))
+def test_chunk_counts_with_tiny_search_blocks(scratch: Path, text: str, specials: list[str], n_chunks: int) -> None:
+    # Real corpora search 64 KiB blocks for a cut; shrinking the block makes small texts cross block edges
+    # (a special token or a character straddling two reads), which otherwise only megabyte files reach.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.train.reading, "_SEARCH_BLOCK", 3)
+        check_chunking(scratch, text, specials, n_chunks)
+
+
+@pytest.mark.parametrize(
+    ("text", "specials"),
+    [
+        # A special token that overlaps itself: "\n\n" in a run of four newlines. Whole text: two special
+        # tokens, documents "x", "", "y" -> pre-tokens x, y. A cut after the first newline starts the
+        # second chunk at "\n\n\ny", whose own leftmost match differs.
+        ("x\n\n\n\ny", ["\n\n"]),
+        ("aaab", ["aa"]),
+        # A special token inside another: "text" inside "<|endoftext|>".
+        ("one <|endoftext|> two", [SPECIAL, "text"]),
+    ],
+    ids=["newlines-overlap-themselves", "aa-overlaps-itself", "token-inside-token"],
+)
+def test_overlapping_special_tokens_do_not_change_counts(tmp_path: Path, text: str, specials: list[str]) -> None:
+    path = tmp_path / "c.txt"
+    data = text.encode("utf-8")
+    for n in range(2, len(data) + 1):
+        path.write_bytes(data)
+        bounds = chunk_boundaries(path, specials, n)
+        assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials), f"{n} chunks: {bounds}"
+
+
+def test_special_token_with_a_space_straddling_a_search_block(tmp_path: Path) -> None:
+    # A cut is searched for in blocks. "<end of doc>" ends past the first block (here shrunk to 3 bytes), but
+    # its space is inside the block, after a non-space: the space looks like a safe cut unless the search
+    # knows the token continues. Whole text: "xxxxx" and "yy zz" (the special token removed).
+    special = "<end of doc>"
+    text = "xxxxx" + special + "yy zz"
+    path = tmp_path / "c.txt"
+    path.write_bytes(text.encode())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.train.reading, "_SEARCH_BLOCK", 3)
+        bounds = chunk_boundaries(path, [special], 12)
+    assert_safe_boundaries(path.read_bytes(), bounds, [special])
+    assert counted_by_chunks(path, bounds, [special]) == pretoken_counts(text, [special])
+
+
+# -- 1 vs 2 workers on files big enough for the parallel path ----------------------------------------------
+
+
+def big_text(samples_dir: Path, with_specials: bool) -> str:
+    parts = [(samples_dir / f"{name}.txt").read_text(encoding="utf-8") for name in ("english", "japanese", "mixed")]
+    if not with_specials:
+        # The samples separate documents with "<|endoftext|>" lines; drop them so cuts must use whitespace.
+        parts = [p.replace(SPECIAL, "") for p in parts]
+    separator = SPECIAL if with_specials else "\n"
+    one = separator.join(parts)
+    copies = -(-(3 * PARALLEL_MIN_BYTES // 2) // len(one.encode("utf-8")))
+    return separator.join([one] * copies)
+
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+"""The repo's samples (the ``samples_dir`` fixture is function-scoped; the big corpus is built once a module)."""
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["specials", "whitespace"])
+def big_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    with_specials = request.param
+    path = tmp_path_factory.mktemp("big") / "big.txt"
+    path.write_text(big_text(SAMPLES, with_specials), encoding="utf-8", newline="")
+    return path, [SPECIAL] if with_specials else []
+
+
+def test_big_corpus_is_cut_into_several_safe_chunks(big_corpus) -> None:
+    path, specials = big_corpus
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES * 1.4
+    bounds = chunk_boundaries(path, specials, 6)
+    assert len(bounds) >= 6  # at least five chunks
+    data = path.read_bytes()
+    if specials:
+        assert all(data.startswith(SPECIAL.encode(), cut) for cut in bounds[1:-1])
+    else:
+        assert SPECIAL.encode() not in data
+    assert_safe_boundaries(data, bounds, specials)
+    text = data.decode("utf-8")
+    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
+
+
+@pytest.mark.slow
+def test_one_and_two_workers_train_identically(big_corpus) -> None:
+    path, specials = big_corpus
+    vocab_size = 256 + len(specials) + 200
+    runs = {}
+    for workers in (1, 2):
+        run = TrainingRun(path, vocab_size, specials, workers=workers)
+        events = list(run.events())
+        assert isinstance(events[-1], TrainingFinished)
+        runs[workers] = (run.result(), events)
+    (one, _), (two, two_events) = runs[1], runs[2]
+    # The parallel path reports each chunk as it is counted: partial progress proves the file was split.
+    size = path.stat().st_size
+    partial = [e.done for e in two_events if isinstance(e, PhaseProgress) and e.phase == "reading"
+               and 0 < e.done < size]
+    assert partial, "the 2-worker run read the file as one chunk: the parallel path was not exercised"
+    assert two.merges == one.merges
+    assert two.vocab == one.vocab
+    assert two.merge_counts == one.merge_counts
+    assert len(one.merges) == 200
+    assert two.training.corpus_sha256 == one.training.corpus_sha256
+
+
+@pytest.mark.slow
+def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
+    # ~48,000 distinct words, read in many chunks by several workers: the merged counts must not depend
+    # on how the pre-tokens were split between them.
+    rng = random.Random(2)
+    syllables = ["ka", "to", "ri", "sa", "ne", "mo", "lu", "pe", "di", "fa", "gu", "ho", "ji", "wa", "ye", "zo",
+                 "bi", "cu", "xe", "vo"]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(3, 5))) for _ in range(60_000)]
+    text = "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
+    assert len(pretoken_counts(text, [])) > 45_000
+    path = tmp_path / "unique.txt"
+    path.write_text(text, encoding="utf-8")
+    results = {}
+    for workers in (1, 2):
+        run = TrainingRun(path, 256 + 40, [], workers=workers)
+        assert isinstance(list(run.events())[-1], TrainingFinished)
+        results[workers] = run.result()
+    assert results[2].merges == results[1].merges
+    assert results[2].merge_counts == results[1].merge_counts
+    assert results[2].vocab == results[1].vocab
+
+
+@pytest.mark.slow
+def test_tinyshakespeare_one_and_two_workers(shared_data: Path) -> None:
+    # No special token occurs in the file, so every cut is a whitespace cut even though one is declared.
+    path = shared_data / "corpora" / "tinyshakespeare.txt"
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES
+    one = train_bpe(path, 1000, [SPECIAL], workers=1)
+    two = train_bpe(path, 1000, [SPECIAL], workers=2)
+    assert two[1] == one[1]
+    assert two[0] == one[0]
+    assert len(one[1]) == 1000 - 257
+
+
+def test_self_overlapping_special_token_one_and_two_workers(tmp_path: Path) -> None:
+    # A ~1 MiB file where the 2-worker run's first chunk target (size // 4) lands on the second newline of
+    # "q \n\n\n\n". With special token "\n\n" the whole text has documents "... q ", "", "ab ab ..." (pre-tokens
+    # " q", " "); a cut at the target leaves "... q \n" | "\n\n\nab ..." and adds the pre-token " \n".
+    k = 90_000
+    text = "ab " * k + "q \n\n\n\n" + "ab " * (3 * k + 2)
+    path = tmp_path / "paragraphs.txt"
+    path.write_bytes(text.encode())
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES
+    assert path.stat().st_size // 4 == 3 * k + 3
+    one = train_bpe(path, 300, ["\n\n"], workers=1)
+    two = train_bpe(path, 300, ["\n\n"], workers=2)
+    assert two[1] == one[1]
+
+
+def test_special_token_with_a_space_one_and_two_workers(tmp_path: Path) -> None:
+    # The straddling case above at full scale (64 KiB search blocks): a file with no whitespace except the
+    # space inside "<end of doc>", placed so that the token starts 6 bytes before the end of the block read
+    # for the 2-worker run's first cut (target size // 4; block = target - 16 .. target + 65548).
+    special = "<end of doc>"
+    head, tail = 129_131, 300_000
+    text = "ab." * head + special + "ab." * tail
+    path = tmp_path / "no-spaces.txt"
+    path.write_bytes(text.encode())
+    size = path.stat().st_size
+    assert size >= PARALLEL_MIN_BYTES
+    assert 3 * head == size // 4 + 65_548 - 6
+    one = train_bpe(path, 300, [special], workers=1)
+    two = train_bpe(path, 300, [special], workers=2)
+    assert one[1] == [(b"a", b"b")]  # "ab" and "." are the only pre-tokens
+    assert two[1] == one[1]
+
+
+def test_ascii_whitespace_is_what_regex_matches() -> None:
+    assert core.train.reading._ASCII_WHITESPACE == {chr(c) for c in range(128) if regex.match(r"\s", chr(c))}
+
+
+def test_training_an_ascii_corpus_does_not_import_regex(tmp_path: Path) -> None:
+    # regex takes about 25 ms to import: a small English training run should not pay it.
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower newest widest<|endoftext|>low low\n" * 50, encoding="utf-8")
+    code = (
+        "import sys; from core.train.run import train_bpe; "
+        f"train_bpe({str(corpus)!r}, 300, ['<|endoftext|>'], workers=1); "
+        "print('regex' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -1,0 +1,151 @@
+"""Bad input to the trainer: each case raises a one-line ``BPEError`` that names the problem (path, byte offset).
+
+The CLI turns these into an exit code and one line on stderr; here we check what the core promises: the
+exception type, that the message is a single line, and that it carries the detail the user needs to act.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tests.core.train.naive_bpe import train_naive
+
+from core.errors import BPEError, CorpusError, SettingsError
+from core.train.run import PARALLEL_MIN_BYTES, TrainingRun, train_bpe
+
+SPECIAL = "<|endoftext|>"
+
+
+def error_of(exc_info: pytest.ExceptionInfo[BaseException]) -> str:
+    message = str(exc_info.value)
+    assert isinstance(exc_info.value, BPEError)
+    assert message and "\n" not in message, f"not one line: {message!r}"
+    return message
+
+
+# -- the corpus path ---------------------------------------------------------------------------------------
+
+
+def test_missing_path_names_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "no-such-corpus.txt"
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [])
+    assert str(path) in error_of(caught)
+
+
+def test_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(tmp_path, 300, [])
+    message = error_of(caught)
+    assert str(tmp_path) in message and "directory" in message
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="running as root: chmod 000 does not stop root from reading the file")
+def test_unreadable_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "locked.txt"
+    path.write_text("some text", encoding="utf-8")
+    path.chmod(0)
+    try:
+        with pytest.raises(CorpusError) as caught:
+            train_bpe(path, 300, [])
+        message = error_of(caught)
+        assert str(path) in message and "permission" in message.lower()
+    finally:
+        path.chmod(0o644)
+
+
+def test_binary_file_names_the_nul_byte_offset(tmp_path: Path) -> None:
+    path = tmp_path / "image.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [])
+    message = error_of(caught)
+    assert str(path) in message
+    assert "NUL" in message and "offset 8" in message
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_nul_deep_in_a_big_file_names_its_absolute_offset(tmp_path: Path, workers: int) -> None:
+    # With two workers the file is cut into chunks; the offset must be the file's, not the chunk's.
+    line = "a perfectly ordinary line of text\n"
+    head = line * (PARALLEL_MIN_BYTES // len(line) + 2000)
+    path = tmp_path / "big.txt"
+    path.write_bytes(head.encode() + b"tail\x00end\n" + line.encode() * 10)
+    offset = len(head) + 4
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [], workers=workers)
+    assert f"offset {offset}" in error_of(caught)
+
+
+def test_invalid_utf8_names_the_byte_offset(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait".encode("utf-8") + b" and cr\xe8me br\xfbl\xe9e")
+    offset = len("café au lait and cr".encode("utf-8"))
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [])
+    message = error_of(caught)
+    assert str(path) in message and f"offset {offset}" in message
+
+
+def test_truncated_utf8_at_the_end_names_its_offset(tmp_path: Path) -> None:
+    path = tmp_path / "cut.txt"
+    data = "日本語".encode("utf-8")[:-1]  # the last character lost its final byte
+    path.write_bytes(data)
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [])
+    assert f"offset {len('日本'.encode())}" in error_of(caught)
+
+
+def test_invalid_utf8_with_errors_replace_trains(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    raw = b"cr\xe8me br\xfbl\xe9e cr\xe8me"
+    path.write_bytes(raw)
+    vocab, merges = train_bpe(path, 256 + 20, [], errors="replace")
+    expected = train_naive(raw.decode("utf-8", errors="replace"), 256 + 20, [])
+    assert merges == expected.merges
+    assert vocab == expected.vocab
+    # The replacement character's bytes (EF BF BD) are in the text the merges were learnt from.
+    assert any(b"\xef\xbf" in left + right for left, right in merges)
+
+
+# -- settings --------------------------------------------------------------------------------------------------
+
+
+def test_vocab_size_below_bytes_plus_specials_is_refused(tmp_path: Path, samples_dir: Path) -> None:
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 257, [SPECIAL, "<|pad|>"])
+    message = error_of(caught)
+    assert "257" in message and "258" in message  # what was asked and the minimum
+
+
+def test_vocab_size_exactly_bytes_plus_specials_trains_no_merges(samples_dir: Path) -> None:
+    vocab, merges = train_bpe(samples_dir / "toy.txt", 258, [SPECIAL, "<|pad|>"])
+    assert merges == [] and len(vocab) == 258
+
+
+def test_vocab_size_below_256_is_refused(samples_dir: Path) -> None:
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 100, [])
+    assert "100" in error_of(caught)
+
+
+def test_empty_special_token_is_refused(samples_dir: Path) -> None:
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 300, [SPECIAL, ""])
+    assert "empty" in error_of(caught)
+
+
+def test_duplicate_special_tokens_are_refused(samples_dir: Path) -> None:
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 300, ["<|pad|>", SPECIAL, "<|pad|>"])
+    message = error_of(caught)
+    assert "<|pad|>" in message and "twice" in message
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_workers_below_one_is_refused(samples_dir, workers) -> None:
+    with pytest.raises(SettingsError, match="at least 1"):
+        TrainingRun(samples_dir / "toy.txt", 300, [], workers=workers)
