@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -58,29 +59,31 @@ def test_output_option_is_required(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
-    """SIGINT mid-export: exit 130, one line, no output and no temporary file (workers ignore the signal)."""
-    import random
+    """SIGINT to the process group mid-export, while workers hold chunks: exit 130, one line, no output and no
+    temporary or part file (workers ignore the signal; the export stops them)."""
     import signal
     import subprocess
     import sys
-    import time
 
-    rng = random.Random(3)
-    words = [w for w in TEXT.split() if w.isascii()]
+    from tests.cli.test_cli_train import INTERRUPT_POINT, StderrWatcher
+
     corpus = tmp_path / "big.txt"
-    corpus.write_text(" ".join(rng.choice(words) for _ in range(4_000_000)), encoding="utf-8")
+    corpus.write_text(" ".join(w for w in TEXT.split() if w.isascii()) * 2500, encoding="utf-8")  # 1 MB: many chunks
     tok = tokenizer_file(tmp_path)
     process = subprocess.Popen(
-        [sys.executable, "-m", "bpe_tui", "export", str(corpus), str(tok), "-o", str(tmp_path / "ids.npy"),
-         "--workers", "2"],
+        [sys.executable, str(INTERRUPT_POINT), "exporting", "export", str(corpus), str(tok),
+         "-o", str(tmp_path / "ids.npy"), "--workers", "2"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while not list(tmp_path.glob(".ids.npy.*.tmp")) and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert process.poll() is None, "export finished before it could be interrupted; make the corpus bigger"
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err
+    watcher = StderrWatcher(process)
+    try:
+        assert watcher.wait_for("waiting for SIGINT at exporting in main", timeout=120), "".join(watcher.lines)
+        assert watcher.wait_for("waiting for SIGINT at exporting in a worker", timeout=120), "".join(watcher.lines)
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=60) == 130, "".join(watcher.lines)
+    finally:
+        process.kill()
+    err = [line for line in watcher.rest() if not line.startswith("waiting for SIGINT")]
+    assert not any("Traceback" in line for line in err) and "interrupted" in err[-1], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "tok.json"]

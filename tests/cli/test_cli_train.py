@@ -319,28 +319,33 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_corpus(tmp_path_factory.mktemp("corpus") / "big.txt")
 
 
-def interrupt_training(corpus: Path, tmp_path: Path, wait_prefix: str, *extra: str) -> tuple[Path, list[str]]:
-    """Start a long training in its own session, send SIGINT to the whole group once a line starting with
-    ``wait_prefix`` appears (as a terminal's Ctrl-C does), assert exit 130, and return (output folder,
-    stderr lines)."""
+INTERRUPT_POINT = Path(__file__).resolve().parent / "interrupt_point.py"
+
+
+def interrupt_training(corpus: Path, tmp_path: Path, point: str, *extra: str) -> tuple[Path, list[str]]:
+    """Start a long training in its own session, made to wait at ``point`` (see ``interrupt_point.py``);
+    once the main process waits there, send SIGINT to the whole group (as a terminal's Ctrl-C does),
+    assert exit 130, and return (output folder, stderr lines other than the waiting ones).
+
+    The run cannot end before the signal, nor the signal come before the run reaches the point."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bpe_tui", "train", str(corpus), "--vocab-size", "50000", "--workers", "2",
-         "-o", str(out_dir / "big.json"), *(arg.format(out=out_dir) for arg in extra)],
+        [sys.executable, str(INTERRUPT_POINT), point, "train", str(corpus), "--vocab-size", "50000",
+         "--workers", "2", "-o", str(out_dir / "big.json"), *(arg.format(out=out_dir) for arg in extra)],
         cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )
     watcher = StderrWatcher(proc)
     try:
-        assert watcher.wait_for(wait_prefix), "".join(watcher.lines)
+        assert watcher.wait_for(f"waiting for SIGINT at {point} in main", timeout=120), "".join(watcher.lines)
         if extra:
             assert os.listdir(out_dir) != []  # the events file's temporary file exists while training
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=20) == 130
+        assert proc.wait(timeout=60) == 130, "".join(watcher.lines)
     finally:
         proc.kill()
-    lines = watcher.rest()
+    lines = [line for line in watcher.rest() if not line.startswith("waiting for SIGINT")]
     assert lines[-1] == "bpe-tui train: interrupted; nothing was written\n"
     assert all(line.startswith(("reading:", "counting:", "merging:")) for line in lines[:-1]), lines
     return out_dir, lines
@@ -348,14 +353,16 @@ def interrupt_training(corpus: Path, tmp_path: Path, wait_prefix: str, *extra: s
 
 def test_sigint_while_merging_leaves_no_files(big_corpus: Path, tmp_path: Path) -> None:
     """SIGINT to the process group, as a terminal's Ctrl-C sends it, while merging: nothing may be written."""
-    out_dir, lines = interrupt_training(big_corpus, tmp_path, "merging: up to", "--events", "{out}/big.jsonl")
+    out_dir, lines = interrupt_training(big_corpus, tmp_path, "merging", "--events", "{out}/big.jsonl")
+    assert any(line.startswith("merging: up to") for line in lines)
     assert not any(ESC in line for line in lines)
     assert os.listdir(out_dir) == []
 
 
 def test_ctrl_c_to_the_process_group_while_reading_in_workers_is_one_line(big_corpus: Path, tmp_path: Path) -> None:
     """A terminal's Ctrl-C reaches the pre-tokenising workers too; they must not print tracebacks."""
-    out_dir, _ = interrupt_training(big_corpus, tmp_path, "reading:")
+    out_dir, lines = interrupt_training(big_corpus, tmp_path, "reading")
+    assert not any(line.startswith("merging:") for line in lines)
     assert os.listdir(out_dir) == []
 
 
