@@ -32,18 +32,18 @@ def wait_here(point: str) -> None:
 
 def patch(point: str) -> None:
     if point == "reading":
-        import core.corpus
+        import core.train.reading
 
-        decode_chunk = core.corpus.decode_chunk
+        decode_chunk = core.train.reading.decode_chunk
 
         def waiting_decode_chunk(*args, **kwargs):
             wait_here(point)
             return decode_chunk(*args, **kwargs)
 
-        core.corpus.decode_chunk = waiting_decode_chunk
+        core.train.reading.decode_chunk = waiting_decode_chunk
     elif point == "merging":
-        from core.events import MergeMade
-        from core.train import TrainingRun
+        from core.train.events import MergeMade
+        from core.train.run import TrainingRun
 
         events = TrainingRun.events
 
@@ -55,16 +55,16 @@ def patch(point: str) -> None:
 
         TrainingRun.events = waiting_events
     elif point == "exporting":
-        import core.export_encoding
+        import core.export.encoding
 
-        encode_range = core.export_encoding.encode_range
+        encode_range = core.export.encoding.encode_range
 
         def waiting_encode_range(tokenizer, path, start, end, dtype):
             if start > 0:
                 wait_here(point)
             return encode_range(tokenizer, path, start, end, dtype)
 
-        core.export_encoding.encode_range = waiting_encode_range
+        core.export.encoding.encode_range = waiting_encode_range
     else:
         raise SystemExit(f"unknown point {point!r}")
 
