@@ -131,7 +131,11 @@ def merge_word(word: Word, pair: Pair) -> Word:
 
 
 def merge_words(words: Counter[Word], pair: Pair) -> Counter[Word]:
-    """Every pre-token with ``pair`` merged (see :func:`merge_word`), frequencies kept."""
+    """Every pre-token with ``pair`` merged (see :func:`merge_word`), frequencies kept.
+
+    >>> merge_words(Counter({(b"l", b"o", b"w"): 3}), (b"o", b"w"))
+    Counter({(b'l', b'ow'): 3})
+    """
     merged: Counter[Word] = Counter()
     for word, n in words.items():
         merged[merge_word(word, pair)] += n

@@ -255,7 +255,9 @@ def test_generated_training_equals_the_reference(tmp_path: Path, route: str, pat
 # -- encoding --------------------------------------------------------------------------------------------------
 
 
-def fast_tokenizer(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str], pattern: str) -> Tokenizer:
+def fast_tokenizer(
+    vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str], pattern: str
+) -> Tokenizer:
     if pattern == GPT2_PATTERN:
         return Tokenizer(vocab, merges, specials)  # the CS336 constructor
     return Tokenizer.from_model(BPEModel(vocab, merges, specials, pattern))
@@ -264,7 +266,7 @@ def fast_tokenizer(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], s
 long_texts = st.lists(
     st.one_of(
         pieces,
-        st.text(alphabet="日本語のはをですカタナ", min_size=10, max_size=40),  # one long pre-token of wide characters
+        st.text(alphabet="日本語のはをですカタナ", min_size=10, max_size=40),  # one long pre-token, wide characters
         st.text(alphabet="a", min_size=20, max_size=80),
         st.text(alphabet=" ", min_size=20, max_size=80),
         st.sampled_from(["🙂" * 12, "の" * 30]),
