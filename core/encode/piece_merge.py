@@ -1,9 +1,9 @@
 """Byte-pair merging inside one pre-token: exact GPT-2 semantics, fast for short and for very long pieces.
 
-The rule (GPT-2, tiktoken, CS336): repeatedly merge the adjacent pair with the lowest merge rank,
-the leftmost one when the same pair occurs twice, until no adjacent pair has a rank.
-
-Three ways to get there, all giving that exact result:
+The rule (GPT-2, tiktoken, CS336) is :func:`core.reference.encode_pretoken`: repeatedly merge the
+adjacent pair with the lowest merge rank, the leftmost one when the same pair occurs twice, until no
+adjacent pair has a rank. The reference rescans every pair after every merge; three faster ways here
+must each give exactly its tokens (as ids):
 
 * :func:`merge_small` rescans a short list (``min`` and ``list.index`` run in C, so for a few dozen
   bytes this beats any cleverer structure);
@@ -16,8 +16,8 @@ Three ways to get there, all giving that exact result:
   *compatible*, i.e. encoding ``bytes(a) + bytes(b)`` gives back ``[a, b]`` (a merge across a seam in the
   whole piece would also happen in that pair alone, since ranks are global). So unit encodings glued at
   compatible seams are final; an incompatible seam is repaired by re-encoding a window of tokens left of
-  it, widened until its own left seam is compatible. Japanese text under GPT-2 has ~98% of character
-  seams compatible, so a piece costs about one cached lookup per character instead of one heap step per
+  it, widened until its own left seam is compatible. In Japanese text under GPT-2 nearly every character
+  seam is compatible, so a piece costs about one cached lookup per character instead of one heap step per
   merge. If repairs ever cost more than a few times the piece, it falls back to :func:`merge_heap`.
 """
 

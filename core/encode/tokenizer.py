@@ -5,6 +5,10 @@
 family follow tiktoken. Text is cut at special tokens (longest first), split into pre-tokens by the
 model's pattern, and each pre-token is merged by rank (:mod:`core.encode.piece_merge`). The hot loop is
 ``findall`` plus one dict lookup per pre-token, so English runs near the speed of the regex alone.
+
+``encode`` must return exactly :func:`core.reference.encode` for the same vocab, merges, special tokens
+and pattern. The reference rescans every pre-token from its bytes; here a pre-token seen before is one
+cache lookup, and a new one is merged on token ids by :mod:`core.encode.piece_merge`.
 """
 
 from __future__ import annotations

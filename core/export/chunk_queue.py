@@ -71,10 +71,10 @@ class ChunkQueue:
 
 
 class ForkedChunkQueue(ChunkQueue):
-    """A :class:`ChunkQueue` for forked children only, about 4 ms cheaper to make.
+    """A :class:`ChunkQueue` for forked children only, cheaper to make.
 
-    ``multiprocessing``'s shared array costs about 4 ms the first time (it imports ``ctypes`` and sets
-    up a shared-memory arena), a few percent of a small export's time before the work can be shared.
+    ``multiprocessing``'s shared array is slow to make the first time (it imports ``ctypes`` and sets
+    up a shared-memory arena), and that delays a small export before the work can be shared.
     Forked children inherit an anonymous shared mapping instead, and the lock is a POSIX record lock on an
     unnamed temporary file. Such a lock belongs to a process, so the system releases it if its holder dies:
     no timeout is needed.

@@ -19,14 +19,14 @@ the useful ones come early, and it bounds the files they pass through (about 2 M
 class WordExchange:
     """This process's side of sharing new pre-token encodings among the processes of an export.
 
-    Each process encodes, once, every distinct word it meets that is not in its cache yet: about 8 µs
-    a word, against well under 1 µs for a cached one. Without sharing, every process did that for nearly
-    every distinct word of the corpus (on 8 copies of tinystories, each of two processes encoded all
-    7,183 of them). So after each chunk a process appends the entries it added to its cache to a words
-    file of its own, and before each chunk it adopts the entries the others have appended since it last
-    looked (as far as its cache has room). Files, not pipes: no process ever waits for another to read.
-    Each record is a length and a pickled list of ``(pre-token, ids)``; a record still being written is
-    read next time. Sharing only saves time, so a words file that cannot be written or read just ends it.
+    Each process encodes, once, every distinct word it meets that is not in its cache yet, which costs
+    many times a cached lookup. Without sharing, every process did that for nearly every distinct word of
+    the corpus (figures in ``benchmarks/README.md``). So after each chunk a process appends the entries
+    it added to its cache to a words file of its own, and before each chunk it adopts the entries the
+    others have appended since it last looked (as far as its cache has room). Files, not pipes: no process
+    ever waits for another to read. Each record is a length and a pickled list of ``(pre-token, ids)``; a
+    record still being written is read next time. Sharing only saves time, so a words file that cannot be
+    written or read just ends it.
     """
 
     _LENGTH = struct.Struct("<I")

@@ -2,11 +2,13 @@
 
 How the work is shared decides the speed-up, and two earlier ways fell short on two cores:
 
-* small chunks sent to a process pool, their ids sent back through pipes: 1.1-1.2x. Each worker started
-  with a cold pre-token cache (the tokenizer's speed comes from that cache), and pickling ids, pipe
-  traffic and per-chunk bookkeeping ate most of the rest;
-* one fixed, contiguous share per process: one process often waited 20-100 ms for the other at the end,
-  a quarter of a 2 MB export, whenever something slowed one of them down.
+* small chunks sent to a process pool, their ids sent back through pipes: each worker started with a
+  cold pre-token cache (the tokenizer's speed comes from that cache), and pickling ids, pipe traffic and
+  per-chunk bookkeeping ate most of the rest of the gain;
+* one fixed, contiguous share per process: one process often waited a long while for the other at the
+  end, whenever something slowed one of them down.
+
+(Their figures are in ``benchmarks/README.md``.)
 
 So the exporting process first encodes the warm-up chunk straight into the output (cut near
 :data:`WARM_UP_BYTES`: the most frequent pre-tokens are all in it), then forks ``workers - 1`` children,
@@ -49,8 +51,8 @@ if TYPE_CHECKING:
 
 WARM_UP_BYTES = 64 << 10
 """The first chunk of a shared export is cut near this size. This process encodes it before starting the
-workers, so that they inherit a warm cache: the most frequent pre-tokens are all in it. A share of the
-file instead (3%) took 0.08 s before the fork on 16 MB, for little more warmth."""
+workers, so that they inherit a warm cache: the most frequent pre-tokens are all in it. A fixed share of
+the file instead delayed the fork on large files, for little more warmth."""
 
 NOT_A_CHUNK = -1
 """The chunk index given to a failure that belongs to no chunk (a worker that died, a part file that

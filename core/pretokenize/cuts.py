@@ -21,8 +21,8 @@ from core.pretokenize.patterns import GPT2_PATTERN
 _WHITESPACE_BYTES = b" \n\t\r\x0b\x0c"
 _FIRST_SEARCH_BYTES = 1 << 12
 """How far past a target offset the search for a cut first reads. A cut nearly always turns up within a
-few bytes (the next space), and reading 64 KiB at every cut took 4 ms of a 16 MB export, before the
-work could be shared out. Each further search reads twice as far, up to :data:`_MAX_SEARCH_BYTES`."""
+few bytes (the next space), and reading a large block at every cut delayed an export before the work
+could be shared out. Each further search reads twice as far, up to :data:`_MAX_SEARCH_BYTES`."""
 _MAX_SEARCH_BYTES = 1 << 20
 
 

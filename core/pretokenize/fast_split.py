@@ -1,13 +1,13 @@
 """A faster, exactly equivalent splitter for the GPT-2 pattern, built for the stdlib ``re`` engine.
 
 Pre-tokenisation is the floor of encoding speed (and a good part of training on English). The ``regex``
-module's ``\\p{L}``/``\\p{N}`` lookups cost about twice what ``re`` spends on plain character classes, so
+module's ``\\p{L}``/``\\p{N}`` lookups cost more than ``re`` spends on plain character classes, so
 for the GPT-2 pattern we spell ``\\p{L}``, ``\\p{N}`` and ``\\s`` out as explicit classes, computed at run
 time *from the regex module itself* (so both agree on the Unicode version): over ASCII for ASCII text,
 over the Basic Multilingual Plane for other text. Only BMP ranges are spelled out:
 ``re`` stores those as a compact bitmap, while astral ranges would make it scan a list. Text holding an
 astral character (emoji, rare CJK) therefore goes to the ordinary ``regex`` pattern. Either way the
-pieces are identical; tests compare the two on random text.
+pieces are identical, and those of :func:`core.reference.pretokenize`; tests compare them on random text.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 def splitter_for(pattern: str, *, spell_out_bmp: bool = True) -> Splitter:
     """A ``findall``-like function giving the pre-tokens of a text under ``pattern``.
 
-    For the GPT-2 pattern, ASCII text goes to a small ``re`` pattern (built in well under a millisecond)
-    and, with ``spell_out_bmp``, other text without astral characters to the BMP one (built here, once per
-    process, in about 0.1 s: worth it for a tokenizer that encodes much text, not for a training run's
-    reading, which sends non-ASCII text to ``regex``).
+    For the GPT-2 pattern, ASCII text goes to a small ``re`` pattern (quick to build) and, with
+    ``spell_out_bmp``, other text without astral characters to the BMP one (built here, once per process,
+    which takes a noticeable moment: worth it for a tokenizer that encodes much text, not for a training
+    run's reading, which sends non-ASCII text to ``regex``).
 
     >>> splitter_for(GPT2_PATTERN)("Hello, world  !")
     ['Hello', ',', ' world', ' ', ' !']
@@ -41,7 +41,7 @@ def splitter_for(pattern: str, *, spell_out_bmp: bool = True) -> Splitter:
 
 ASCII_CLASSES = {r"\p{L}": r"\u0041-\u005a\u0061-\u007a", r"\p{N}": r"\u0030-\u0039", r"\s": r"\u0009-\u000d\u0020"}
 """What ``regex`` matches with each property among ASCII characters (a test recomputes them): written out,
-so that splitting ASCII text needs no ``regex`` import, which takes about 25 ms."""
+so that splitting ASCII text needs no ``regex`` import, which is slow."""
 
 
 @cache

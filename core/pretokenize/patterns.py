@@ -26,7 +26,7 @@ def compile_pattern(pattern: str = GPT2_PATTERN) -> regex.Pattern[str]:
     """
     compiled = _compiled.get(pattern)
     if compiled is None:
-        import regex  # here: about 25 ms to import, and training an ASCII corpus never needs it
+        import regex  # here: slow to import, and training an ASCII corpus never needs it
 
         compiled = _compiled[pattern] = regex.compile(pattern)
     return compiled

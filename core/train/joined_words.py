@@ -1,6 +1,10 @@
 """Every pre-token in a few long strings, for the first, dense merges of a corpus of mostly unique ones.
 
 See ``JoinedWords``; ``core.train.word_store`` takes over once merges get sparse.
+
+Like the word store, a merge here must change the pre-tokens as :func:`core.reference.merge_words` does,
+and the counts must add up to :func:`core.reference.count_pairs`. While a merge touches most pre-tokens,
+one ``split`` of the whole text in C is cheaper than visiting them one by one.
 """
 
 from __future__ import annotations
@@ -20,22 +24,21 @@ JOINED_SEGMENT_CHARS = 1 << 22
 JOINED_CHARS_PER_OCCURRENCE = 1000
 """A merge is left to the index once its occurrences are fewer than the joined text's length over this.
 
-So a merge on the joined text scans at most this many characters (in C, about 1-2 µs) per occurrence it
-merges: still work in proportion to the occurrences, as with the index. On ja_aozora the hand-over comes
-after about 175 merges, when the pair is in about 1% of the pre-tokens; handing over at 200 instead of
-1000 made training 7% slower, at 100 19% slower."""
+So a merge on the joined text scans at most this many characters (in C) per occurrence it merges: still
+work in proportion to the occurrences, as with the index. Lower values, which hand over sooner, made
+training on Japanese slower (figures in ``benchmarks/README.md``)."""
 
 
 class JoinedWords:
     """Every pre-token in a few long strings, each repeated as often as it occurs: the store for dense merges.
 
-    The first merges of a corpus touch most pre-tokens (in Japanese the first one has half a million
-    occurrences). Then one ``split`` of the whole text finds every occurrence faster than gathering
-    pre-tokens one by one through an index, and repeating each pre-token by its frequency lets Counter
-    tally every neighbour in C. Once merges are sparse, ``word_store`` hands over to a ``WordStore``.
-    Only worth it while the repeats add little text (mostly unique pre-tokens, as in Japanese). The text is
-    cut into segments of about ``JOINED_SEGMENT_CHARS`` (at pre-token boundaries) so that a split's pieces,
-    one string per occurrence, stay bounded on a large corpus.
+    The first merges of a corpus of mostly unique pre-tokens (Japanese) touch most of them. Then one
+    ``split`` of the whole text finds every occurrence faster than gathering pre-tokens one by one through
+    an index, and repeating each pre-token by its frequency lets Counter tally every neighbour in C. Once
+    merges are sparse, ``word_store`` hands over to a ``WordStore``. Only worth it while the repeats add
+    little text (mostly unique pre-tokens, as in Japanese). The text is cut into segments of about
+    ``JOINED_SEGMENT_CHARS`` (at pre-token boundaries) so that a split's pieces, one string per occurrence,
+    stay bounded on a large corpus.
     """
 
     def __init__(self, words: list[str], freqs: list[int]) -> None:

@@ -10,6 +10,11 @@ pair. A pair can only gain occurrences in the merge that makes the younger of it
 count can only fall from merge to merge. So a pair made with a count under ``COLD_BELOW`` is left "cold":
 not counted, not indexed and not in the heap. Many runs end before the best count falls that low; a run
 that gets there recounts every pair from the pre-tokens once and goes on with all of them.
+
+``PairMerger.pop_best`` must give, merge after merge, the first of :func:`core.reference.ranked_pairs`
+over :func:`core.reference.count_pairs` of the pre-tokens as they are (count and tie-break alike), and
+``top_pairs`` the head of that ranking. The reference recounts every pair for every merge; here a merge
+costs only the change in its neighbours' counts and a few heap operations.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ class PairQueue:
     ``cold_below``, so a top entry at or above it is the true best; below it, ``warm_all`` first asks
     ``recount`` for every pair's count. (``recount`` is passed to each call rather than kept: kept, a
     bound method of the merger would make a reference cycle, and the whole engine would outlive its run
-    until a full garbage collection, 15 ms at the exit of a tinyshakespeare run.)
+    until a full garbage collection, which then takes noticeable time at exit.)
     """
 
     def __init__(

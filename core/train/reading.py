@@ -5,6 +5,11 @@ pre-tokenisation: at the start of a special token (documents are split there any
 between a non-whitespace character and a following ASCII whitespace byte. The GPT-2 pattern always has a
 pre-token boundary there, and no lookahead (``\\s+(?!\\S)``) can see across it, so counting chunk by chunk
 gives exactly the counts of the whole text.
+
+Counted chunk by chunk, in one process or several, the pre-tokens must equal
+:func:`core.reference.count_pretokens` on the whole text. Chunks let several processes count at once
+and keep each one's memory bounded; ASCII documents are split by the stdlib ``re`` engine, which is
+faster than ``regex`` there.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ _ASCII_WHITESPACE = frozenset(" \t\n\x0b\x0c\r")
 _SEARCH_BLOCK = 1 << 16
 _MAX_SEARCH = 1 << 22  # give up moving a boundary after 4 MiB: the chunk just grows
 TARGET_CHUNK_BYTES = 1 << 20
-"""Chunk size for reading: a worker's peak is about ten times its chunk (the list of pre-tokens), so 1 MiB
-keeps each worker near 10 MiB whatever the corpus size."""
+"""Chunk size for reading: a worker's peak grows with its chunk (the chunk's list of pre-tokens), so a fixed
+chunk size keeps each worker's memory bounded whatever the corpus size."""
 
 
 def check_corpus_path(path: str | os.PathLike[str]) -> Path:
@@ -63,7 +68,7 @@ def char_before_is_whitespace(data: bytes, p: int) -> bool:
         return False
     if char.isascii():
         return char[-1] in _ASCII_WHITESPACE
-    import regex  # here: only corpora with non-ASCII text need it, and it takes about 25 ms to import
+    import regex  # here: only corpora with non-ASCII text need it, and it is slow to import
 
     return regex.match(r"\s", char[-1]) is not None
 
@@ -166,7 +171,7 @@ def count_pretokens(text: str, special_tokens: list[str], pattern: str, counts: 
     >>> count_pretokens("low low<|endoftext|>low", ["<|endoftext|>"], compile_pattern().pattern)
     Counter({'low': 2, ' low': 1})
     """
-    split = splitter_for(pattern, spell_out_bmp=False)  # ASCII documents: stdlib re, twice as fast
+    split = splitter_for(pattern, spell_out_bmp=False)  # ASCII documents: stdlib re, faster than regex
     if counts is None:
         counts = Counter()
     for document in split_documents(text, special_tokens):

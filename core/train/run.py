@@ -11,6 +11,12 @@ CLI iterate the same events. The work is split in three phases:
    of its neighbouring pairs, and touches only the pre-tokens that contain it, found through an index
    (except for the first, dense merges of mostly unique pre-tokens, which split one joined text; see
    ``core.train.pair_queue``).
+
+Whatever the route (text or file, one process or several), the result must equal
+:func:`core.reference.train` on the same text, merge for merge and count for count. The reference
+recounts every pair after every merge; this run counts once and then updates only what a merge changes,
+and reads large files in several processes, so a merge costs time in proportion to its occurrences
+rather than to the corpus.
 """
 
 from __future__ import annotations
@@ -43,14 +49,14 @@ if TYPE_CHECKING:
     from core.train.worker_pool import WorkerPool
 
 SHARED_READING_MIN_BYTES = 1 << 19
-"""From this size (512 KiB) a corpus is read by several processes, this one included: a forked worker
-starts in about 2 ms, and on tinyshakespeare (1.1 MB) reading went from 85 to 50 ms with one."""
+"""From this size (512 KiB) a corpus is read by several processes, this one included: a forked worker is
+cheap to start, and on a corpus of a megabyte or so it already cuts the reading time (figures in
+``benchmarks/README.md``)."""
 
 PARALLEL_MIN_BYTES = 1 << 22
 """From this size (4 MiB) reading is left to a full pool of workers, eight chunks each or more, while this
 process hashes the file and adds up the counts as they come (which is then work enough for it). Below it,
-one worker fewer and this process reading a share cost less memory: on tinystories_2M the process tree's
-peak PSS went from 34 to 28.5 MiB (and summed RSS from 58 to 43 MiB), in the same time."""
+one worker fewer and this process reading a share take the same time and less memory."""
 
 SHARED_CHUNK_BYTES = 1 << 18
 """Chunk size when this process reads a share of the corpus (see ``_read``)."""
@@ -231,12 +237,11 @@ class TrainingRun:
         n_chunks = max(1, -(-size // TARGET_CHUNK_BYTES))
         shared = pool is not None and pool.size < self.workers  # this process reads a share too
         if shared:
-            # Chunks of a quarter MiB keep each process's peak small (a chunk's pre-token list is about ten
+            # Chunks of a quarter MiB keep each process's peak small (a chunk's pre-token list is several
             # times its bytes); each worker counts its share of them as one job, adding them up itself.
             n_chunks = max(self.workers, -(-size // SHARED_CHUNK_BYTES))
         elif pool is not None:
-            # Eight chunks a worker: even load, and each worker's peak stays small; on a 2 MB corpus that
-            # took 2 MiB off the process tree.
+            # Eight chunks a worker: even load, and each worker's peak stays small.
             n_chunks = max(n_chunks, self.workers * 8)
         bounds = chunk_boundaries(self.path, self.special_tokens, n_chunks)
         jobs = [

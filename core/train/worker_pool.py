@@ -1,10 +1,10 @@
-"""A small pool of forked worker processes that starts in about 2 ms and can be stopped at any moment.
+"""A small pool of forked worker processes that starts in a moment and can be stopped at any moment.
 
 Two things from ``multiprocessing`` did not fit. ``Pool`` moves results through a shared queue read by a
 handler thread: terminating it while a worker was in the middle of sending a large result (a chunk's
 pre-token counts are hundreds of KB, more than a pipe holds) left half a message in the queue, and
 ``terminate()`` then waited forever: Ctrl-C during reading hung the CLI about one time in fifty. And
-importing ``multiprocessing`` at all costs 20–30 ms, as much as a worker saves on a 1 MB corpus.
+importing ``multiprocessing`` at all costs as much time as a worker saves on a small corpus.
 
 So each worker here is a plain ``os.fork()`` with two pipes of its own, which only this process uses;
 messages are length-prefixed pickles; there are no handler threads or shared locks; and closing the pool

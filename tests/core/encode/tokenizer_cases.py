@@ -1,7 +1,9 @@
 """Shared material for the tokenizer tests: reference encoders and small tokenizers built by hand.
 
 The references are deliberately naive and independent of ``core.encode.piece_merge``: GPT-2's original
-"merge every occurrence of the lowest-ranked pair" loop, and tiktoken built offline from the same files.
+"merge every occurrence of the lowest-ranked pair" loop (a different loop from ``core.reference.encode``'s,
+which merges the leftmost occurrence only; they agree on merges learnt by training), and tiktoken built
+offline from the same files.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from core.formats.byte_alphabet import decode_bytes
+from core.reference import merge_word
 from core.pretokenize.patterns import GPT2_PATTERN, pretokenize
 from core.encode.tokenizer import Tokenizer
 
@@ -62,17 +65,7 @@ def naive_bpe(data: bytes, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
         present = {(a, b) for a, b in zip(parts, parts[1:]) if (a, b) in ranks}
         if not present:
             break
-        best = min(present, key=ranks.__getitem__)
-        merged: list[bytes] = []
-        i = 0
-        while i < len(parts):
-            if i + 1 < len(parts) and (parts[i], parts[i + 1]) == best:
-                merged.append(parts[i] + parts[i + 1])
-                i += 2
-            else:
-                merged.append(parts[i])
-                i += 1
-        parts = merged
+        parts = list(merge_word(tuple(parts), min(present, key=ranks.__getitem__)))
     return parts
 
 

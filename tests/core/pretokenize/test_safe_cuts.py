@@ -4,7 +4,7 @@ A chunk boundary is safe when it starts a special token (documents are split the
 sits on an ASCII whitespace byte right after a non-whitespace character (the GPT-2 pattern always has a
 pre-token boundary there and ``\\s+(?!\\S)`` cannot look across it). The properties below check both the
 rule and its purpose: counting chunk by chunk gives exactly the counts of the whole text, which the
-naive counter in ``naive_bpe`` computes independently.
+plain counter in ``core.reference`` computes independently.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.core.train.naive_bpe import pretoken_counts
 
 import core.train.reading
+from core import reference
 from core.train.reading import chunk_boundaries, count_chunk
 from core.train.events import PhaseProgress, TrainingFinished
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -118,7 +118,7 @@ def test_japanese_without_spaces_is_cut_only_at_newlines(tmp_path: Path) -> None
     assert len(bounds) == 6
     data = path.read_bytes()
     assert all(data[:cut].endswith("。".encode()) and data[cut : cut + 1] == b"\n" for cut in bounds[1:-1])
-    assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
+    assert counted_by_chunks(path, bounds, []) == reference.count_pretokens(text, [])
 
 
 def test_ideographic_space_before_newline_is_not_a_cut(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_ideographic_space_before_newline_is_not_a_cut(tmp_path: Path) -> None:
     for n in range(2, len(data)):
         bounds = chunk_boundaries(path, [], n)
         assert_safe_boundaries(data, bounds, [])
-        assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
+        assert counted_by_chunks(path, bounds, []) == reference.count_pretokens(text, [])
 
 
 # -- properties ----------------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def check_chunking(path: Path, text: str, specials: list[str], n_chunks: int) ->
     bounds = chunk_boundaries(path, specials, n_chunks)
     assert len(bounds) <= n_chunks + 1
     assert_safe_boundaries(path.read_bytes(), bounds, specials)
-    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
+    assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials)
 
 
 @settings(max_examples=150, deadline=None)
@@ -190,7 +190,7 @@ def test_overlapping_special_tokens_do_not_change_counts(tmp_path: Path, text: s
     for n in range(2, len(data) + 1):
         path.write_bytes(data)
         bounds = chunk_boundaries(path, specials, n)
-        assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials), f"{n} chunks: {bounds}"
+        assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials), f"{n} chunks: {bounds}"
 
 
 def test_special_token_with_a_space_straddling_a_search_block(tmp_path: Path) -> None:
@@ -205,7 +205,7 @@ def test_special_token_with_a_space_straddling_a_search_block(tmp_path: Path) ->
         patch.setattr(core.train.reading, "_SEARCH_BLOCK", 3)
         bounds = chunk_boundaries(path, [special], 12)
     assert_safe_boundaries(path.read_bytes(), bounds, [special])
-    assert counted_by_chunks(path, bounds, [special]) == pretoken_counts(text, [special])
+    assert counted_by_chunks(path, bounds, [special]) == reference.count_pretokens(text, [special])
 
 
 # -- 1 vs 2 workers on files big enough for the parallel path ----------------------------------------------
@@ -246,7 +246,7 @@ def test_big_corpus_is_cut_into_several_safe_chunks(big_corpus) -> None:
         assert SPECIAL.encode() not in data
     assert_safe_boundaries(data, bounds, specials)
     text = data.decode("utf-8")
-    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
+    assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials)
 
 
 @pytest.mark.slow
@@ -281,7 +281,7 @@ def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
                  "bi", "cu", "xe", "vo"]
     words = ["".join(rng.choice(syllables) for _ in range(rng.randint(3, 5))) for _ in range(60_000)]
     text = "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
-    assert len(pretoken_counts(text, [])) > 45_000
+    assert len(reference.count_pretokens(text, [])) > 45_000
     path = tmp_path / "unique.txt"
     path.write_text(text, encoding="utf-8")
     results = {}

@@ -1,4 +1,4 @@
-"""The merge engine's ways of merging and its cold pairs, each checked against the naive recount.
+"""The merge engine's ways of merging and its cold pairs, each checked against the reference's recount.
 
 ``core.train.word_store`` merges a handful of pre-tokens in a Python loop and many of them through one joined
 string, ``core.train.joined_words`` splits the whole text for the first, dense merges, and ``core.train.pair_queue`` leaves
@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.core.train.naive_bpe import apply_merges, count_pairs, ranked_pairs, words_of
+from tests.core.reference_runs import apply_merges
 
+from core import reference
 from core.train import joined_words, word_store
 from core.train.reading import count_pretokens
 from core.train.pair_queue import PairMerger, descending_key
@@ -57,9 +58,9 @@ def test_each_merge_matches_a_full_recount(
     assert isinstance(merger.words, joined_words.JoinedWords) == (index_below is not None)
     if index_below:
         assert len(merger.words._segments) > 10
-    words = words_of(text, [SPECIAL])
+    words = reference.count_words(text, [SPECIAL])
     for _ in range(300):
-        ranked = ranked_pairs(count_pairs(words))
+        ranked = reference.ranked_pairs(reference.count_pairs(words))
         pair, count, runner_up = merger.pop_best()
         left, right = vocab[ord(pair[0])], vocab[ord(pair[1])]
         assert (left, right, count) == ranked[0]
@@ -81,22 +82,22 @@ def test_a_word_of_one_repeated_letter_in_both_ways(monkeypatch: pytest.MonkeyPa
             pair, count, _ = best
             made.append((vocab[ord(pair[0])], vocab[ord(pair[1])], count))
             merger.apply(pair, len(vocab))
-        words = words_of(" ".join(["aaaaa"] * 3 + ["aaa"] * 2 + ["xaaaay"]), [SPECIAL])
+        words = reference.count_words(" ".join(["aaaaa"] * 3 + ["aaa"] * 2 + ["xaaaay"]), [SPECIAL])
         expected = []
-        while pairs := count_pairs(words):
-            expected.append(ranked_pairs(pairs)[0])
+        while pairs := reference.count_pairs(words):
+            expected.append(reference.ranked_pairs(pairs)[0])
             words = apply_merges(words, [expected[-1][:2]])
         assert made == expected
 
 
 def test_top_pairs_include_cold_pairs(samples_dir: Path) -> None:
     text = (samples_dir / "japanese.txt").read_text(encoding="utf-8")
-    words = words_of(text, [SPECIAL])
-    naive_merges = []
+    words = reference.count_words(text, [SPECIAL])
+    merges_so_far = []
     for _ in range(5):
-        naive_merges.append(ranked_pairs(count_pairs(words))[0][:2])
-        words = apply_merges(words, naive_merges[-1:])
-    expected = ranked_pairs(count_pairs(words))[:12]
+        merges_so_far.append(reference.ranked_pairs(reference.count_pairs(words))[0][:2])
+        words = apply_merges(words, merges_so_far[-1:])
+    expected = reference.ranked_pairs(reference.count_pairs(words))[:12]
     # Cold from the sixth merge's count: the five merges before it reach no cold pair, but the top 12 do.
     merger, vocab = engine(text, cold_below=expected[0][2])
     assert expected[-1][2] < merger.queue.cold_below

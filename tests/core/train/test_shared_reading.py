@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.core.train.naive_bpe import pretoken_counts
 
 from core.train import run as train
 from core.train import worker_pool
 from core.errors import CorpusError
+from core import reference
 from core.train.events import PhaseProgress, TrainingFinished
 from core.train.run import PARALLEL_MIN_BYTES, SHARED_READING_MIN_BYTES, TrainingRun, train_bpe
 
@@ -81,11 +81,11 @@ def test_reading_is_shared_and_trains_as_one_process_does(mid_corpus: Path, work
 
 
 def test_shared_reading_counts_every_pre_token(mid_corpus: Path) -> None:
-    # Counts straight from the reading phase, against the naive counter on the whole text.
+    # Counts straight from the reading phase, against the reference counter on the whole text.
     run = TrainingRun(mid_corpus, 300, [SPECIAL], workers=2)
     counts: dict[str, int] = {}
     list(run._read(counts, worker_pool.WorkerPool(1)))
-    assert counts == pretoken_counts(mid_corpus.read_text(encoding="utf-8"), [SPECIAL])
+    assert counts == reference.count_pretokens(mid_corpus.read_text(encoding="utf-8"), [SPECIAL])
 
 
 @pytest.mark.parametrize("where", ["first half", "second half"])

@@ -1,7 +1,7 @@
 """Trainer behaviour on hand-made corpora: the toy merge sequence, the tie rule, special tokens, the event stream.
 
-Expected values are worked out by hand (see the comments) or recounted by the naive reference in
-``naive_bpe``; only the stop/resume checks compare a run with a longer run of the same trainer.
+Expected values are worked out by hand (see the comments) or recounted by the plain reference in
+``core.reference``; only the stop/resume checks compare a run with a longer run of the same trainer.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from tests.core.train.naive_bpe import apply_merges, count_pairs, ranked_pairs, train_naive, words_of
+from tests.core.reference_runs import apply_merges
 
+from core import reference
 from core.train.events import PHASES, MergeMade, PhaseProgress, TrainingFinished
 from core.model import BPEModel, TrainingInfo
 from core.train.run import TrainingRun, train_bpe
@@ -235,12 +236,12 @@ def test_events_phases_merges_and_finish_in_order(english: Path) -> None:
     assert model.merge_counts == [e.count for e in made]
 
 
-def test_runner_up_and_won_tie_match_the_naive_ranking(english: Path) -> None:
+def test_runner_up_and_won_tie_match_the_reference_ranking(english: Path) -> None:
     # The runner-up is the best other pair just before the merge (what it beat), recounted the slow way.
     made = merges_made(TrainingRun(english, 256 + 1 + 20, [SPECIAL]))
-    words = words_of(english.read_bytes().decode("utf-8"), [SPECIAL])
+    words = reference.count_words(english.read_bytes().decode("utf-8"), [SPECIAL])
     for event in made:
-        ranked = ranked_pairs(count_pairs(words))
+        ranked = reference.ranked_pairs(reference.count_pairs(words))
         assert (event.left, event.right, event.count) == ranked[0]
         assert event.runner_up_count == ranked[1][2]
         assert event.won_tie == (ranked[1][2] == ranked[0][2])
@@ -352,7 +353,7 @@ def test_min_frequency_stops_when_the_best_count_falls_below(samples_dir: Path) 
     assert end.reason == "min_frequency"
     assert end.model.merges == [step[:2] for step in TOY_STEPS[:5]]
     assert end.model.merge_counts == [5, 5, 4, 2, 2]
-    assert train_naive("low low low lower lower newest\n", 1000, [], min_frequency=2).merges == end.model.merges
+    assert reference.train("low low low lower lower newest\n", 1000, min_frequency=2)[1] == end.model.merges
 
 
 def test_min_frequency_on_a_real_corpus_is_a_prefix_of_the_full_run(english: Path) -> None:
@@ -387,14 +388,14 @@ def test_corpus_of_only_special_tokens_has_no_merges() -> None:
 
 
 def test_top_pairs_are_ordered_like_training_picks(english: Path) -> None:
-    words = words_of(english.read_bytes().decode("utf-8"), [SPECIAL])
+    words = reference.count_words(english.read_bytes().decode("utf-8"), [SPECIAL])
     run = TrainingRun(english, 256 + 1 + 30, [SPECIAL])
     events = run.events()
     # Counting is done once the merging phase is announced; nothing is merged yet.
     for event in events:
         if isinstance(event, PhaseProgress) and event.phase == "merging":
             break
-    assert run.top_pairs(10) == ranked_pairs(count_pairs(words))[:10]
+    assert run.top_pairs(10) == reference.ranked_pairs(reference.count_pairs(words))[:10]
     merges: list[tuple[bytes, bytes]] = []
     predicted = run.top_pairs(1)[0]
     for event in events:
@@ -404,6 +405,6 @@ def test_top_pairs_are_ordered_like_training_picks(english: Path) -> None:
         assert (event.left, event.right, event.count) == predicted
         merges.append((event.left, event.right))
         if len(merges) in (1, 17):
-            assert run.top_pairs(10) == ranked_pairs(count_pairs(apply_merges(words, merges)))[:10]
+            assert run.top_pairs(10) == reference.ranked_pairs(reference.count_pairs(apply_merges(words, merges)))[:10]
         predicted = run.top_pairs(1)[0] if run.top_pairs(1) else None
     assert len(merges) == 30
