@@ -26,7 +26,9 @@ MAIN_PID = os.getpid()
 
 def wait_here(point: str) -> None:
     where = "main" if os.getpid() == MAIN_PID else "a worker"
-    print(f"waiting for SIGINT at {point} in {where}", file=sys.stderr, flush=True)
+    # One write() of the whole line: print() writes the text and the newline separately, and two processes
+    # waiting at once then interleave them ("...in a worker" glued to "...in main"), hiding the line.
+    os.write(sys.stderr.fileno(), f"waiting for SIGINT at {point} in {where}\n".encode())
     time.sleep(3600)  # interrupted by the signal in the main process; workers are stopped by it
 
 
