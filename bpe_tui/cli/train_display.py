@@ -21,7 +21,7 @@ REFRESH_SECONDS = 0.1
 """Least time between two redraws of the live display: ~10 a second."""
 
 MEMORY_SAMPLE_SECONDS = 0.5
-"""Least time between two RSS samples: finding a process's children scans /proc, several ms each time."""
+"""Least time between two RSS samples: finding a process's children scans /proc, too slow for every event."""
 
 BAR_CELLS = 40
 """Width of the live display's progress bar."""
@@ -274,9 +274,9 @@ class LiveReporter(Reporter):
                 self._live.update(self.render(), refresh=True)
 
     def render(self) -> Any:
-        """The display as one ``rich`` Text, built from plain strings: corpus and token text is never markup.
-
-        A Text of fixed lines redraws in well under a millisecond; a Table grid took several.
+        """The display as one ``rich`` Text of fixed lines, built from plain strings: corpus and token text
+        is never markup. A Text rather than a Table grid, which is far slower to lay out, because it is
+        redrawn up to ten times a second from the training loop.
         """
         from rich.text import Text
 
