@@ -167,8 +167,12 @@ def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *
             error = lines[-1] if lines else f"exit code {proc.returncode}"
         else:
             error = f"killed after {timeout:g} s"
-    return Measurement(status, wall, peak, rusage.ru_maxrss * 1024 if rusage else 0, peak_pss or peak,
-                       result, error, load_before, os.getloadavg()[0])
+    maxrss = rusage.ru_maxrss * 1024 if rusage else 0
+    if not peak:
+        # The child ended before the sampler's first look (a short task on a loaded machine): the kernel's
+        # peak for the main process is then the only figure there is, rather than none.
+        peak = peak_pss = maxrss
+    return Measurement(status, wall, peak, maxrss, peak_pss or peak, result, error, load_before, os.getloadavg()[0])
 
 
 def _kill_group(pid: int) -> None:
