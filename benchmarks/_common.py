@@ -127,14 +127,14 @@ def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *
                 for tick in itertools.count():
                     if done.wait(SAMPLE_SECONDS):
                         break
-                    if tick % TREE_EVERY == 0:  # listing descendants scans /proc: ~3 ms, so every 100 ms
+                    if tick % TREE_EVERY == 0:  # listing descendants is the costly part: not every sample
                         procs = process_tree.tree(proc.pid)
                     rss = process_tree.rss_sum(procs)
                     peak = max(peak, rss)
                     if len(procs) <= 1 or not process_tree.HAVE_ROLLUP:
                         peak_pss = max(peak_pss, rss)
                     elif time.perf_counter() >= next_pss:
-                        # Reading smaps costs ~1 ms per 20 MB mapped: keep it to 1/pss_duty of the time.
+                        # Reading smaps costs time in proportion to what is mapped: keep it to 1/pss_duty of the time.
                         begun = time.perf_counter()
                         peak_pss = max(peak_pss, process_tree.pss_sum(procs))
                         next_pss = begun + (time.perf_counter() - begun) * pss_duty
@@ -167,8 +167,12 @@ def run_task(module: str, function: str, kwargs: dict[str, Any] | None = None, *
             error = lines[-1] if lines else f"exit code {proc.returncode}"
         else:
             error = f"killed after {timeout:g} s"
-    return Measurement(status, wall, peak, rusage.ru_maxrss * 1024 if rusage else 0, peak_pss or peak,
-                       result, error, load_before, os.getloadavg()[0])
+    maxrss = rusage.ru_maxrss * 1024 if rusage else 0
+    if not peak:
+        # The child ended before the sampler's first look (a short task on a loaded machine): the kernel's
+        # peak for the main process is then the only figure there is, rather than none.
+        peak = peak_pss = maxrss
+    return Measurement(status, wall, peak, maxrss, peak_pss or peak, result, error, load_before, os.getloadavg()[0])
 
 
 def _kill_group(pid: int) -> None:

@@ -7,12 +7,11 @@ per-round ratios. The ``.npy`` files are checked with numpy (when installed) and
 for every worker count. Target (issues 3 and 5): throughput >= 1.6x with 2 workers, judged on exports of
 at least ``SUSTAINED_MIN_SECONDS`` on one worker.
 
-The real corpora are tinystories_2M (English) and ja_aozora (Japanese, 3 MB). English exports at about
-10 MB/s, so tinystories lasts 0.2 s and its speed-up mostly measures start-up (each process encoding
-words for the first time); Japanese costs about four times as much per byte. Throughput is also
-measured on ``--copies`` copies of tinystories_2M joined by ``<|endoftext|>`` (16 MB by default, written
-to a temporary folder, as ``scaling.py`` does): long enough for the steady rate to dominate. All are
-reported.
+The real corpora are tinystories_2M (English) and ja_aozora (Japanese). tinystories exports in a fraction
+of a second, so its speed-up mostly measures start-up (each process encoding words for the first time).
+Throughput is also measured on ``--copies`` copies of tinystories_2M joined by ``<|endoftext|>`` (``COPIES``
+by default, written to a temporary folder, as ``scaling.py`` does): long enough for the steady rate to
+dominate. All are reported.
 
 Each round also times a plain CPU loop in one process and in all of them (``ceiling_task``): on a shared
 cloud machine two vCPUs do not always give two cores' worth, and that ceiling is printed beside the
@@ -45,8 +44,9 @@ pre-tokens for the first time), so its speed-up is reported but not judged."""
 COPIES = 8
 PSS_DUTY = 100
 """The memory sampler runs beside the export, and a two-worker export has no idle core: at the usual
-1/20 duty, reading PSS took about 2% of the two cores from it, and none from a one-worker export. So
-PSS is read here at most 1/100 of the time (the export's peak memory is also seen in its RSS)."""
+1/20 duty, reading PSS took a measurable share of the two cores from it (and none from a one-worker
+export), skewing the speed-up. So PSS is read here at most 1/100 of the time (the export's peak memory
+is also seen in its RSS)."""
 
 
 # --- tasks (run in child processes) --------------------------------------------------------------------

@@ -1,14 +1,14 @@
 """Token spans -> Textual ``Content``: boundaries as alternating colours, whitespace as glyphs, bytes made safe.
 
 Token text comes from arbitrary corpora and files, so it is never treated as markup: every piece of
-output is built from plain strings and explicit spans. Control characters are escaped (``\\x07``) so
-they cannot move the cursor or change the terminal, and a token that starts or ends inside a multi-byte
-UTF-8 character shows those bytes in hex (``e3 81``) in its own style rather than a bare U+FFFD.
+output is built from plain strings and explicit spans. What a character is shown as (glyph, escape or
+itself) comes from :mod:`bpe_tui.text`, shared with the CLI; this module adds the styles: each token on
+its own background, escapes and glyphs set apart, and a token that starts or ends inside a multi-byte
+UTF-8 character showing those bytes in hex (``e3 81``) rather than a bare U+FFFD.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,12 +17,7 @@ from typing import Protocol
 from rich.cells import get_character_cell_size
 from textual.content import Content, Span
 
-SPACE_GLYPH = "·"
-NEWLINE_GLYPH = "↵"
-TAB_GLYPH = "→"
-_GLYPHS = {" ": SPACE_GLYPH, "\n": NEWLINE_GLYPH, "\t": TAB_GLYPH}
-_NAMED_ESCAPES = {"\r": "\\r", "\x00": "\\0"}
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+from bpe_tui.text import GLYPHS, escape_char, hex_bytes, is_split, subscript, token_pieces
 
 PALETTE: tuple[str, ...] = (
     "#e6e6e6 on #1f3a5f",
@@ -60,116 +55,6 @@ class TokenLike(Protocol):
     def token(self) -> bytes: ...
 
 
-def hex_bytes(data: bytes) -> str:
-    """Bytes as spaced lower-case hex.
-
-    >>> hex_bytes("あ".encode())
-    'e3 81 82'
-    """
-    return data.hex(" ")
-
-
-def _sequence_length(lead: int) -> int:
-    """Length of the UTF-8 sequence a lead byte announces; 1 for bytes that cannot start one."""
-    if 0xC2 <= lead <= 0xDF:
-        return 2
-    if 0xE0 <= lead <= 0xEF:
-        return 3
-    if 0xF0 <= lead <= 0xF4:
-        return 4
-    return 1
-
-
-def token_pieces(token: bytes) -> list[tuple[str, str | bytes]]:
-    """Split token bytes into decoded text and stray bytes, in order.
-
-    Stray bytes are the ones that do not form a whole character inside the token: the tail of a
-    character the previous token started, the head of one the next token finishes, or invalid UTF-8.
-
-    >>> token_pieces(b"\\x82 \\xe3\\x81")
-    [('bytes', b'\\x82'), ('text', ' '), ('bytes', b'\\xe3\\x81')]
-    >>> token_pieces("日本".encode())
-    [('text', '日本')]
-    """
-    pieces: list[tuple[str, str | bytes]] = []
-    text: list[str] = []
-    stray = bytearray()
-    i = 0
-    while i < len(token):
-        size = _sequence_length(token[i])
-        try:
-            ch = token[i : i + size].decode("utf-8")
-        except UnicodeDecodeError:
-            ch = ""
-        if ch:
-            if stray:
-                pieces.append(("bytes", bytes(stray)))
-                stray.clear()
-            text.append(ch)
-            i += size
-        else:
-            if text:
-                pieces.append(("text", "".join(text)))
-                text.clear()
-            stray.append(token[i])
-            i += 1
-    if text:
-        pieces.append(("text", "".join(text)))
-    if stray:
-        pieces.append(("bytes", bytes(stray)))
-    return pieces
-
-
-def escape_char(ch: str) -> str | None:
-    """The escape shown for a control or invisible format character, ``None`` for characters shown as they are.
-
-    >>> escape_char("\\x07"), escape_char("\\u200b"), escape_char("a")
-    ('\\\\x07', '\\\\u200b', None)
-    """
-    if ch in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[ch]
-    if ch in _GLYPHS:
-        return None
-    if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
-        code = ord(ch)
-        return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-    return None
-
-
-def safe_text(text: str) -> str:
-    """Text with whitespace as glyphs and control characters escaped, on one line.
-
-    >>> safe_text(" a\\tb\\n\\x1b")
-    '·a→b↵\\\\x1b'
-    """
-    return "".join(_GLYPHS.get(ch) or escape_char(ch) or ch for ch in text)
-
-
-@lru_cache(maxsize=1 << 17)
-def render_token(token: bytes) -> str:
-    """A token's bytes as a one-line string safe to put in a table cell.
-
-    Whitespace becomes glyphs, control characters are escaped, and bytes that are not a whole character
-    are written ``\\xe3`` (a table cell has no room for a second style to set them apart).
-
-    >>> render_token(b" the")
-    '·the'
-    >>> render_token(b"\\xe3\\x81")
-    '\\\\xe3\\\\x81'
-    >>> render_token(b"a\\x07\\n")
-    'a\\\\x07↵'
-    """
-    out: list[str] = []
-    for kind, value in token_pieces(token):
-        if kind == "text":
-            assert isinstance(value, str)
-            out.append(safe_text(value))
-        else:
-            assert isinstance(value, bytes)
-            out.append("".join(f"\\x{b:02x}" for b in value))
-    return "".join(out)
-
-
 @lru_cache(maxsize=1 << 16)
 def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
     """A token's visible form as ``(text, style)`` pieces (``""`` for unstyled), without its background.
@@ -189,7 +74,7 @@ def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
             parts.append((hex_bytes(value), ""))
             continue
         for ch in value:
-            glyph = _GLYPHS.get(ch)
+            glyph = GLYPHS.get(ch)
             if glyph is not None:
                 parts.append((glyph, GLYPH_STYLE))
                 if ch == "\n":
@@ -207,16 +92,6 @@ def token_body(token: bytes) -> Content:
     '82 · e3 81'
     """
     return Content.assemble(*body_parts(token), strip_control_codes=False)
-
-
-@lru_cache(maxsize=1 << 16)
-def is_split(token: bytes) -> bool:
-    """Whether ``token`` holds bytes that are not a whole character (it splits a multi-byte character).
-
-    >>> is_split(b"\\xe3\\x81"), is_split("の".encode())
-    (True, False)
-    """
-    return any(kind == "bytes" for kind, _ in token_pieces(token))
 
 
 def pick_style(token_id: int, split: bool, previous: str) -> str:
@@ -249,15 +124,6 @@ def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
         previous = pick_style(item.id, is_split(item.token), previous)
         styles.append(previous)
     return styles
-
-
-def subscript(number: int) -> str:
-    """``number`` in subscript digits, the compact form of an inline token id.
-
-    >>> subscript(262)
-    '₂₆₂'
-    """
-    return str(number).translate(_SUBSCRIPTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,15 +218,3 @@ def fold_points(plain: str, width: int) -> list[int]:
             used = 0
         used += cells
     return points
-
-
-def display_part(text: str, limit: int) -> str:
-    """The start of ``text`` to draw: whole lines up to ``limit`` characters (a cut mid-line if it must).
-
-    >>> display_part("ab\\ncd\\nef", 6)
-    'ab\\ncd\\n'
-    """
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n", 0, limit)
-    return text[: cut + 1] if cut > 0 else text[:limit]

@@ -10,39 +10,14 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from core.train.reading import check_corpus_path
+from bpe_tui.text import escape_token
 from core.errors import CorpusError
 from core.formats import load_tokenizer
-
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
-
-
-def quote_token(token: bytes) -> str:
-    """A token as a double-quoted, one-line, terminal-safe string.
-
-    Control and format characters are escaped, and bytes that are not (or not yet) whole UTF-8 characters
-    show as ``\\xNN``, so a token that splits a Japanese character is visible instead of a U+FFFD.
-
-    >>> quote_token(b" the"), quote_token(b"a\\n\\x1b"), quote_token("日".encode()[:2])
-    ('" the"', '"a\\\\n\\\\x1b"', '"\\\\xe6\\\\x97"')
-    """
-    out = []
-    for char in token.decode("utf-8", errors="surrogateescape"):
-        code = ord(char)
-        if char in _NAMED:
-            out.append(_NAMED[char])
-        elif 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+from core.train.reading import check_corpus_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -97,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"{sum(1 for _ in ids)}\n")
         elif args.mode == "tokens":
             for token_id in ids:
-                out.write(f"{token_id}\t{quote_token(model.vocab[token_id])}\n")
+                out.write(f"{token_id}\t{escape_token(model.vocab[token_id], glyphs=False, quote=True)}\n")
         else:
             batch: list[str] = []
             first = True

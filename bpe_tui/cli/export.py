@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from bpe_tui.text import format_duration, format_rate, rate
 from core.export.run import ExportFinished, export_events
 from core.formats import load_tokenizer
 
@@ -54,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             now = time.monotonic()
             if isinstance(event, ExportFinished):
-                elapsed = max(now - started, 1e-9)
+                elapsed = now - started
                 err.write(
                     f"{CLEAR if tty else ''}exported {event.tokens:,} tokens ({event.dtype}) from "
-                    f"{event.corpus_bytes:,} bytes to {event.path} in {elapsed:.1f} s "
-                    f"({event.corpus_bytes / elapsed / 1e6:.2f} MB/s)\n"
+                    f"{event.corpus_bytes:,} bytes to {event.path} in {format_duration(elapsed)} "
+                    f"({format_rate(rate(event.corpus_bytes, elapsed), 'B')})\n"
                 )
             elif now - last >= interval:
                 last = now

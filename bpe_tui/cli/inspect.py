@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.encode import quote_token
 from bpe_tui.sample_files import sample_paths
+from bpe_tui.text import escape_token
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import BPEModel
@@ -41,6 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-samples", action="store_true", help="skip bytes/token on the bundled samples")
 
 
+def _quoted(token: bytes | str) -> str:
+    return escape_token(token, glyphs=False, quote=True)
+
+
 def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True) -> list[str]:
     """The report, line by line (separate from printing so tests and the app can reuse it)."""
     split = vocab_split(model)
@@ -48,14 +52,14 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
     if split.other:
         size += f" + {split.other:,} other"
     ids = {token: token_id for token_id, token in model.vocab.items()}
-    specials = ", ".join(f"{quote_token(s.encode())} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
+    specials = ", ".join(f"{_quoted(s)} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
     counts = "recorded" if model.merge_counts is not None else "not recorded"
     lines = [
         f"name:           {model.name or '-'}",
         f"format:         {FORMAT_LABELS.get(format_name, format_name)}",
         f"vocab size:     {size}",
         f"special tokens: {specials}",
-        f"pattern:        {'GPT-2' if model.pattern == GPT2_PATTERN else quote_token(model.pattern.encode())}",
+        f"pattern:        {'GPT-2' if model.pattern == GPT2_PATTERN else _quoted(model.pattern)}",
         f"fingerprint:    {fingerprint(model)}",
         f"merge counts:   {counts}",
     ]
@@ -68,7 +72,7 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
     if longest > 0:
         lines.append("longest tokens:")
         for token_id, token in longest_tokens(model, longest):
-            lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {quote_token(token)}")
+            lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {_quoted(token)}")
     if samples:
         lines += _sample_lines(model)
     return lines

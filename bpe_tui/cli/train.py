@@ -96,9 +96,6 @@ def train_command(
     interactive: bool | None = None,
 ) -> int:
     """:func:`run` with its surroundings injectable: the stream, clock and RSS probe, and whether to draw live."""
-    # Loaded now rather than at the first progress line, so its import time does not show up as a stall.
-    import bpe_tui.render  # noqa: F401
-
     stream = stderr if stderr is not None else sys.stderr
     training = TrainingRun(
         args.corpus,

@@ -2,8 +2,8 @@
 
 Both are fed the run's events one by one. :class:`TrainingStats` keeps what they show (phase, rate,
 ETA, memory, the longest token) with the clock and RSS probe injected, so tests can freeze them.
-``rich`` is imported only when the live display is built, and the token renderer (which brings in
-Textual) only when a token is first shown.
+Tokens, sizes, rates and times are written by :mod:`bpe_tui.text`, as in the app. ``rich`` is
+imported only when the live display is built, so the plain path loads neither rich nor Textual.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from core.train.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
-from core.train.memory import RSSProbe, peak_rss_self_bytes
+from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
 from core.model import BPEModel
+from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
+from core.train.memory import RSSProbe, peak_rss_self_bytes
 
 REFRESH_SECONDS = 0.1
 """Least time between two redraws of the live display: ~10 a second."""
 
 MEMORY_SAMPLE_SECONDS = 0.5
-"""Least time between two RSS samples: finding a process's children scans /proc, several ms each time."""
+"""Least time between two RSS samples: finding a process's children scans /proc, too slow for every event."""
 
 BAR_CELLS = 40
 """Width of the live display's progress bar."""
@@ -30,13 +31,6 @@ PLAIN_STEPS = 10
 
 TOKEN_SHOWN_CHARS = 32
 """Longer tokens are cut to this many characters in progress output (they can be long runs of kanji)."""
-
-_STOP_REASONS = {
-    "vocab_size": "vocab size reached",
-    "no_pairs": "stopped early: no pair left to merge",
-    "min_frequency": "stopped early: the best pair's count fell below --min-frequency",
-    "max_merges": "stopped at the merge limit",
-}
 
 Clock = Callable[[], float]
 
@@ -117,76 +111,27 @@ class TrainingStats:
     @property
     def rate(self) -> float | None:
         """Units (bytes, merges) per second in the current phase so far."""
-        seconds = self.clock() - self.phase_started
-        return self.done / seconds if self.done and seconds > 0 else None
+        return rate(self.done, self.clock() - self.phase_started)
 
     @property
     def eta(self) -> float | None:
-        """Seconds left in the phase at the current rate (merges tend to get faster, so it errs long)."""
-        rate = self.rate
-        if rate is None or self.phase == "counting" or self.total <= 0:
+        """Seconds left in the phase at the current rate; none while counting, which jumps from 0 to all."""
+        if self.phase == "counting":
             return None
-        return max(0.0, (self.total - self.done) / rate)
+        return eta(self.done, self.total, self.clock() - self.phase_started)
 
     def longest_shown(self) -> str:
-        """The longest token, safe to print (see :func:`show_token`), with its length in bytes."""
+        """The longest token, escaped and cut to :data:`TOKEN_SHOWN_CHARS`, with its length in bytes."""
         if not self.longest:
             return "none yet"
-        return f"{show_token(self.longest)} ({len(self.longest)} bytes, merge {self.longest_rank + 1:,})"
-
-
-def show_token(token: bytes, limit: int = TOKEN_SHOWN_CHARS) -> str:
-    """A token on one line, safe for any terminal: whitespace as glyphs, control characters escaped,
-    bytes that are not a whole UTF-8 character as ``\\xNN``, cut to ``limit`` characters.
-
-    >>> show_token(b" the\\n")
-    '·the↵'
-    >>> show_token(b"\\x1b[2J\\xe3\\x81")
-    '\\\\x1b[2J\\\\xe3\\\\x81'
-    >>> show_token("あ".encode() * 50, limit=5)
-    'ああああ…'
-    """
-    # Imported here, not at the top: the dispatcher imports every command to build its parser, and this
-    # brings in Textual. train_command loads it before training so it never stalls a progress line.
-    from bpe_tui.render import render_token
-
-    shown = render_token(token)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
-
-
-def format_bytes(n: float) -> str:
-    """A size in binary units.
-
-    >>> format_bytes(812), format_bytes(49650), format_bytes(3 * 2**20)
-    ('812 B', '48.5 KiB', '3.0 MiB')
-    """
-    if n < 1024:
-        return f"{int(n)} B"
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        n /= 1024
-        if n < 1024 or unit == "TiB":
-            break
-    return f"{n:.1f} {unit}"
-
-
-def format_duration(seconds: float) -> str:
-    """A duration: seconds with a decimal under a minute, then minutes and hours.
-
-    >>> format_duration(0.42), format_duration(125), format_duration(3725)
-    ('0.4 s', '2m 05s', '1h 02m')
-    """
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    whole = int(seconds)
-    if whole < 3600:
-        return f"{whole // 60}m {whole % 60:02d}s"
-    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+        shown = escape_token(self.longest, limit=TOKEN_SHOWN_CHARS)
+        return f"{shown} ({len(self.longest)} bytes, merge {self.longest_rank + 1:,})"
 
 
 def summary_line(stats: TrainingStats, finished: TrainingFinished, written: list[Path], events: Path | None) -> str:
     """The one line said at the end: merges, vocab size, time, peak RSS and where the files went."""
     model: BPEModel = finished.model
-    reason = _STOP_REASONS.get(finished.reason, finished.reason)
+    reason = StopReason(finished.reason).wording
     where = ", ".join(str(path) for path in written)
     line = (
         f"trained {len(model.merges):,} merges ({reason}), vocab size {model.vocab_size:,}, "
@@ -257,17 +202,16 @@ class PlainReporter(Reporter):
     def _progress_line(self) -> str:
         stats = self.stats
         percent = f"{100 * (stats.fraction or 0):3.0f}%"
-        eta = stats.eta
-        tail = f", ETA {format_duration(eta)}" if eta is not None and stats.done < stats.total else ""
+        left = stats.eta
+        tail = f", {format_eta(left)}" if left is not None and stats.done < stats.total else ""
         memory = f"RSS {format_bytes(stats.rss)} (peak {format_bytes(stats.peak_rss)})"
         if stats.phase == "reading":
-            rate = stats.rate or 0
             return (
                 f"reading: {percent} ({format_bytes(stats.done)} of {format_bytes(stats.total)}), "
-                f"{format_bytes(rate)}/s{tail}, {memory}"
+                f"{format_rate(stats.rate, 'B')}{tail}, {memory}"
             )
         return (
-            f"merging: {percent} ({stats.done:,}/{stats.total:,} merges), {stats.rate or 0:,.0f} merges/s{tail}, "
+            f"merging: {percent} ({stats.done:,}/{stats.total:,} merges), {format_rate(stats.rate, 'merges')}{tail}, "
             f"{memory}, longest token {stats.longest_shown()}"
         )
 
@@ -330,25 +274,25 @@ class LiveReporter(Reporter):
                 self._live.update(self.render(), refresh=True)
 
     def render(self) -> Any:
-        """The display as one ``rich`` Text, built from plain strings: corpus and token text is never markup.
-
-        A Text of fixed lines redraws in well under a millisecond; a Table grid took several.
+        """The display as one ``rich`` Text of fixed lines, built from plain strings: corpus and token text
+        is never markup. A Text rather than a Table grid, which is far slower to lay out, because it is
+        redrawn up to ten times a second from the training loop.
         """
         from rich.text import Text
 
         stats = self.stats
         fraction = stats.fraction
         filled = round(BAR_CELLS * (fraction or 0.0))
-        eta = stats.eta
+        left = stats.eta
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{'training':>8}  ", style="bold").append(f"{self.corpus.name} -> {self.output}\n")
         text.append(f"{stats.phase or 'starting':>8}  ", style="bold cyan")
         text.append("━" * filled, style="magenta").append("━" * (BAR_CELLS - filled), style="bright_black")
         text.append(f" {100 * fraction:3.0f}%\n" if fraction is not None else "\n")
-        details = [self._phase_detail(), f"ETA {format_duration(eta)}" if eta is not None else "",
+        details = [self._phase_detail(), format_eta(left) if left is not None else "",
                    f"elapsed {format_duration(stats.elapsed)}"]
         text.append(" " * 10 + "   ".join(part for part in details if part) + "\n")
-        speed = f"{stats.rate:,.0f} merges/s" if stats.phase == "merging" and stats.rate else "-"
+        speed = format_rate(stats.rate, "merges") if stats.phase == "merging" else "-"
         text.append(f"{'speed':>8}  ", style="bold").append(speed + "\n")
         text.append(f"{'memory':>8}  ", style="bold")
         text.append(f"RSS {format_bytes(stats.rss)}   peak {format_bytes(stats.peak_rss)}\n")

@@ -23,7 +23,8 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import display_part, hex_bytes, token_body
+from bpe_tui.render import token_body
+from bpe_tui.text import display_part, hex_bytes
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView

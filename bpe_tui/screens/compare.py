@@ -21,7 +21,7 @@ from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import display_part, render_token
+from bpe_tui.text import display_part, escape_token
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
@@ -66,8 +66,8 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
     """One line per pair: shared, only-in-A, only-in-B, Jaccard, and the first tokens only one side has."""
     lines = []
     for a, b, overlap in overlaps:
-        only_a = " ".join(render_token(token) for token in overlap.examples_a[:3])
-        only_b = " ".join(render_token(token) for token in overlap.examples_b[:3])
+        only_a = " ".join(escape_token(token) for token in overlap.examples_a[:3])
+        only_b = " ".join(escape_token(token) for token in overlap.examples_b[:3])
         lines.append(
             Content.assemble(
                 (f"{a}∩{b} ", "bold"),

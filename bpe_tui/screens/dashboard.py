@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header
 
 from core.errors import BPEError
 from core.model import BPEModel
+from core.train.events import StopReason
 
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.session import LoadedTokenizer
@@ -23,13 +24,6 @@ from bpe_tui.widgets.merge_table import MergeTable
 from bpe_tui.widgets.progress_panel import ProgressPanel
 from bpe_tui.widgets.sparkline_panel import SparklinePanel
 from bpe_tui.widgets.training_runner import TrainingRunner
-
-REASONS = {
-    "vocab_size": "vocab size reached",
-    "no_pairs": "no pairs left to merge",
-    "min_frequency": "best pair below min frequency",
-    "max_merges": "merge limit reached",
-}
 
 
 def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
@@ -174,8 +168,7 @@ class DashboardScreen(Screen):
         label = message.spec.label or model.name
         loaded = LoadedTokenizer.from_model(model, name=f"trained: {label} {model.vocab_size}")
         self._session_index = self.app.session.add_tokenizer(loaded)  # type: ignore[attr-defined]
-        reason = REASONS.get(message.reason, message.reason)
-        self.query_one(ProgressPanel).show_outcome("done", complete=True, detail=reason)
+        self.query_one(ProgressPanel).show_outcome("done", complete=True, detail=StopReason(message.reason).wording)
         self.refresh_bindings()
         self.notify(
             f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now.",

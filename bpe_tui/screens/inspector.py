@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import render_token, safe_text
+from bpe_tui.text import escape_token
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
@@ -51,7 +51,7 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     if split.other:
         parts.append(f" + {split.other:,} other")
     pattern = "GPT-2" if model.pattern == GPT2_PATTERN else "custom"
-    specials = ", ".join(safe_text(token) for token in model.special_tokens) or "none"
+    specials = ", ".join(escape_token(token) for token in model.special_tokens) or "none"
     parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
     return Content.assemble(*parts)
@@ -62,7 +62,7 @@ def longest_content(rows: list[tuple[int, bytes]]) -> Content:
     if not rows:
         return Content.styled("(empty vocabulary)", "dim")
     return Content("\n").join(
-        Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), render_token(token))
+        Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), escape_token(token))
         for token_id, token in rows
     )
 

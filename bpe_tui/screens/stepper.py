@@ -18,8 +18,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import render_token, tokens_content
+from bpe_tui.render import tokens_content
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
+from bpe_tui.text import escape_token
 
 SOURCES = ("toy", "english", "japanese", "tokenizer")
 """Where steps come from: live training on a sample (``toy``...) or the active tokenizer's merges."""
@@ -65,7 +66,7 @@ class SegmentToken:
 
 
 def _cells(token: bytes) -> Text:
-    return Text(render_token(token))
+    return Text(escape_token(token))
 
 
 class StepperScreen(Screen):
@@ -300,11 +301,11 @@ class StepperScreen(Screen):
             count = "—" if merge.count is None else f"{merge.count:,}"
             parts: list[str | tuple[str, str]] = [
                 f"merge {merge.rank}: ",
-                (render_token(merge.left), "bold"),
+                (escape_token(merge.left), "bold"),
                 " + ",
-                (render_token(merge.right), "bold"),
+                (escape_token(merge.right), "bold"),
                 " → ",
-                (render_token(merge.token), "bold $accent"),
+                (escape_token(merge.token), "bold $accent"),
                 f"   count {count}",
             ]
             if merge.runner_up_count is not None:

@@ -16,7 +16,8 @@ from textual.content import Content, Span
 from textual.geometry import Size
 from textual.widget import Widget
 
-from bpe_tui.render import pick_style, safe_text
+from bpe_tui.render import pick_style
+from bpe_tui.text import escape_token
 from core.analysis.compare import Span as TokenSpan
 
 LETTERS = "ABCD"
@@ -83,7 +84,7 @@ def align_tokenizations(
         styles.append(tuple(row))
     marked = tuple(any(cut in differing for cut in range(start, end)) for start, end in extents)
     return AlignedText(
-        glyphs=tuple(safe_text(ch) for ch in text),
+        glyphs=tuple(escape_token(ch) for ch in text),
         breaks=tuple(ch == "\n" for ch in text),
         styles=tuple(styles),
         marked=marked,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from core.analysis.corpus_stats import CorpusStats
+from core.analysis.corpus_stats import SCRIPT_SAMPLE_BYTES, CorpusStats
 from core.analysis.script_mix import SCRIPTS
 
-from bpe_tui.widgets.progress_panel import human_bytes
+from bpe_tui.text import format_bytes
 
 BAR_WIDTH = 10
 
@@ -35,7 +35,7 @@ def stats_content(stats: CorpusStats) -> Content:
     lines = [
         Content.assemble(
             (stats.path.name, "bold"),
-            f"  {human_bytes(stats.size)} · {_count(stats.lines, 'line')} · "
+            f"  {format_bytes(stats.size)} · {_count(stats.lines, 'line')} · "
             f"{_count(stats.documents, 'document')}{done}",
         ),
         Content.styled(f"{'script':<7} {'chars':>6}  {'':<{BAR_WIDTH}} {'bytes':>6}  {'':<{BAR_WIDTH}}", "dim"),
@@ -53,7 +53,7 @@ def stats_content(stats: CorpusStats) -> Content:
         )
     notes = []
     if stats.mix_sampled:
-        notes.append("script mix of the first 8 MB")
+        notes.append(f"script mix of the first {format_bytes(SCRIPT_SAMPLE_BYTES)}")
     if stats.invalid_utf8_at is not None:
         notes.append(f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training will refuse it")
     if notes:

@@ -1,6 +1,6 @@
 """The dashboard's table of merges: appended to in batches as they arrive, never rebuilt.
 
-Cells are ``rich.text.Text`` built from ``render.render_token``, never strings, because ``DataTable``
+Cells are ``rich.text.Text`` built from ``text.escape_token``, never strings, because ``DataTable``
 parses string cells as markup and a token such as ``[b]`` would be eaten.
 """
 
@@ -14,16 +14,16 @@ from textual.widgets import DataTable
 
 from core.train.events import MergeMade
 
-from bpe_tui.render import render_token
+from bpe_tui.text import escape_token
 
 
 def merge_row(merge: MergeMade) -> tuple[Text, ...]:
     """One merge as table cells: rank, left, right, new token, count, runner-up count, tie mark."""
     return (
         Text(str(merge.rank), justify="right"),
-        Text(render_token(merge.left)),
-        Text(render_token(merge.right)),
-        Text(render_token(merge.token), style="bold"),
+        Text(escape_token(merge.left)),
+        Text(escape_token(merge.right)),
+        Text(escape_token(merge.token), style="bold"),
         Text(f"{merge.count:,}", justify="right"),
         Text(f"{merge.runner_up_count:,}", justify="right"),
         Text("tie", style="bold yellow") if merge.won_tie else Text(""),

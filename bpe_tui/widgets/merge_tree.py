@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from bpe_tui.render import render_token
+from bpe_tui.text import escape_token
 from core.analysis.merge_tree import MergeNode
 
 
@@ -21,7 +21,7 @@ def node_label(node: MergeNode, *, special: bool = False) -> Text:
     >>> node_label(MergeNode(b"t", 116, None, None)).plain
     't  #116  byte 74'
     """
-    label = Text(render_token(node.token), style="bold")
+    label = Text(escape_token(node.token), style="bold")
     details: list[str] = []
     if node.id is not None:
         details.append(f"#{node.id}")

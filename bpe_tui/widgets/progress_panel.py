@@ -7,47 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Label, ProgressBar, Static
 
-from bpe_tui.render import hex_bytes, render_token
-
-
-def human_bytes(count: int) -> str:
-    """A byte count for people: ``1.5 MB``, ``812 B``.
-
-    >>> human_bytes(812), human_bytes(1_536_000)
-    ('812 B', '1.5 MB')
-    """
-    size = float(count)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    raise AssertionError
-
-
-def human_duration(seconds: float) -> str:
-    """``m:ss`` (or ``h:mm:ss``) for an ETA.
-
-    >>> human_duration(75), human_duration(3725)
-    ('1:15', '1:02:05')
-    """
-    whole = int(round(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def eta(done: int, total: int, elapsed: float) -> float | None:
-    """Seconds left in a phase at the rate so far; ``None`` until there is a rate to go on.
-
-    >>> eta(25, 100, 5.0)
-    15.0
-    >>> eta(0, 100, 5.0) is None, eta(10, 100, 0.0) is None
-    (True, True)
-    """
-    if done <= 0 or elapsed <= 0 or total <= 0:
-        return None
-    return max(total - done, 0) * elapsed / done
-
+from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate
 
 PHASE_LABELS = {"idle": "idle", "reading": "reading", "counting": "counting pairs", "merging": "merging"}
 
@@ -69,7 +29,7 @@ class ProgressPanel(Vertical):
         with Horizontal(id="progress-row"):
             yield Label("idle", id="phase", markup=False)
             yield ProgressBar(total=1, show_eta=False, id="bar")
-            yield Label("ETA —", id="eta", markup=False)
+            yield Label(format_eta(None), id="eta", markup=False)
         yield Static("", id="rates", classes="line", markup=False)
         yield Static("longest token: —", id="longest", classes="line", markup=False)
 
@@ -81,7 +41,7 @@ class ProgressPanel(Vertical):
         self.query_one("#run", Static).update(title)
         self.query_one("#phase", Label).update("starting")
         self.query_one("#bar", ProgressBar).update(total=1, progress=0)
-        self.query_one("#eta", Label).update("ETA —")
+        self.query_one("#eta", Label).update(format_eta(None))
         self.query_one("#rates", Static).update("")
         self.query_one("#longest", Static).update("longest token: —")
 
@@ -91,12 +51,10 @@ class ProgressPanel(Vertical):
         """Update phase, bar, ETA and the rates line."""
         self.query_one("#phase", Label).update(PHASE_LABELS.get(phase, phase))
         self.query_one("#bar", ProgressBar).update(total=max(total, 1), progress=min(done, max(total, 1)))
-        left = eta(done, total, phase_elapsed)
-        self.query_one("#eta", Label).update("ETA —" if left is None else f"ETA {human_duration(left)}")
-        rate = merges_done / phase_elapsed if phase == "merging" and phase_elapsed > 0 else None
-        rate_text = "—" if rate is None else f"{rate:,.0f}"
+        self.query_one("#eta", Label).update(format_eta(eta(done, total, phase_elapsed)))
+        merge_rate = format_rate(rate(merges_done, phase_elapsed) if phase == "merging" else None, "merges")
         self.query_one("#rates", Static).update(
-            f"merges {merges_done:,} · merges/s {rate_text} · RSS {human_bytes(rss)} (peak {human_bytes(peak_rss)})"
+            f"merges {merges_done:,} · {merge_rate} · RSS {format_bytes(rss)} (peak {format_bytes(peak_rss)})"
         )
 
     def show_outcome(self, text: str, *, complete: bool, detail: str = "") -> None:
@@ -111,7 +69,7 @@ class ProgressPanel(Vertical):
         """The longest token so far, as safe text and as bytes."""
         text = Content.assemble(
             "longest token: ",
-            (render_token(token), "bold"),
+            (escape_token(token), "bold"),
             f"  ({len(token)} bytes: {hex_bytes(token[:16])}{' …' if len(token) > 16 else ''})",
         )
         self.query_one("#longest", Static).update(text)

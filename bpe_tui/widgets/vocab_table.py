@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from bpe_tui.render import hex_bytes, render_token
+from bpe_tui.text import escape_token, hex_bytes
 from core.analysis.merge_tree import MergeIndex
 from core.model import BPEModel
 
@@ -34,7 +34,7 @@ class VocabRow:
     Attributes:
         id: the token id.
         token: the token's bytes.
-        shown: the token made safe for display (``render_token``).
+        shown: the token made safe for display (``escape_token``).
         rank: the merge that made it, ``None`` for bytes and specials.
         parents: the merged pair, made safe and joined, ``""`` when there is none.
         count: the pair count when it was merged, ``None`` when unknown.
@@ -51,7 +51,7 @@ class VocabRow:
 
 
 def build_rows(model: BPEModel, index: MergeIndex) -> list[VocabRow]:
-    """One row per vocabulary entry, by id. Meant for a worker thread: ~0.3 s for 50k tokens."""
+    """One row per vocabulary entry, by id. Meant for a worker thread: a large vocabulary takes a noticeable time."""
     rows: list[VocabRow] = []
     for token_id in sorted(model.vocab):
         token = model.vocab[token_id]
@@ -60,9 +60,9 @@ def build_rows(model: BPEModel, index: MergeIndex) -> list[VocabRow]:
             VocabRow(
                 id=token_id,
                 token=token,
-                shown=render_token(token),
+                shown=escape_token(token),
                 rank=index.rank_of(token),
-                parents=f"{render_token(pair[0])} + {render_token(pair[1])}" if pair else "",
+                parents=f"{escape_token(pair[0])} + {escape_token(pair[1])}" if pair else "",
                 count=index.count_of(token),
                 key=token.decode("utf-8", errors="replace").casefold(),
             )

@@ -6,6 +6,7 @@ than a frozen dataclass.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -43,11 +44,34 @@ class MergeMade(NamedTuple):
         return self.left + self.right
 
 
+class StopReason(StrEnum):
+    """Why merging stopped. The value is the name recorded in files (``"vocab_size"``), and a member
+    equals that string, so records written before the enum existed still compare equal; ``wording``
+    is what the CLI and the app show.
+
+    >>> StopReason.NO_PAIRS == "no_pairs", StopReason("min_frequency").wording
+    (True, 'below min frequency')
+    """
+
+    VOCAB_SIZE = "vocab_size", "vocab size reached"
+    NO_PAIRS = "no_pairs", "no pair left to merge"
+    MIN_FREQUENCY = "min_frequency", "below min frequency"
+    MAX_MERGES = "max_merges", "merge limit reached"
+
+    wording: str
+
+    def __new__(cls, value: str, wording: str) -> StopReason:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.wording = wording
+        return member
+
+
 class TrainingFinished(NamedTuple):
     """The last event of a run that was not cancelled; ``reason`` is why merging stopped."""
 
     model: BPEModel
-    reason: str  # "vocab_size", "no_pairs", "min_frequency", "max_merges"
+    reason: StopReason
 
 
 TrainingEvent = PhaseProgress | MergeMade | TrainingFinished

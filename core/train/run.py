@@ -40,7 +40,7 @@ from core.train.reading import (
     file_sha256,
 )
 from core.errors import SettingsError
-from core.train.events import MergeMade, PhaseProgress, TrainingEvent, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -296,10 +296,10 @@ class TrainingRun:
                 return None
             best = pop_best()
             if best is None:
-                return "no_pairs"
+                return StopReason.NO_PAIRS
             pair, count, runner_up = best
             if count < min_frequency:
-                return "min_frequency"
+                return StopReason.MIN_FREQUENCY
             new_id = len(vocab)
             left, right = vocab[ord(pair[0])], vocab[ord(pair[1])]
             apply(pair, new_id)  # adds new_id to vocab
@@ -307,8 +307,8 @@ class TrainingRun:
             merge_counts.append(count)
             yield MergeMade(len(merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
         if self.max_merges is not None and len(self.merges) >= self.max_merges:
-            return "max_merges"
-        return "vocab_size"
+            return StopReason.MAX_MERGES
+        return StopReason.VOCAB_SIZE
 
 
 def train_bpe(

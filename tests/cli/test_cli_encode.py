@@ -8,7 +8,6 @@ import pytest
 from tests.cli.cli_cases import SPECIAL, TEXT, assert_one_line_error, run_cli, small_model, tokenizer_file
 
 from bpe_tui.__main__ import main
-from bpe_tui.cli.encode import quote_token
 from core.encode.tokenizer import Tokenizer
 
 
@@ -63,13 +62,6 @@ def test_stdin(tmp_path: Path) -> None:
     assert [int(x) for x in result.stdout.split()] == Tokenizer.from_model(small_model()).encode("Hello there")
     implicit = run_cli("encode", tokenizer_file(tmp_path), "--count", cwd=tmp_path, stdin="Hello there")
     assert implicit.stdout.strip() == str(len(result.stdout.split()))
-
-
-def test_quote_token_escapes_and_shows_split_characters() -> None:
-    assert quote_token(b"a\nb") == '"a\\nb"'
-    assert quote_token('"q"\\'.encode()) == '"\\"q\\"\\\\"'
-    assert quote_token("日".encode()[:1]) == '"\\xe6"'
-    assert quote_token("\u202e".encode()) == '"\\u202e"'  # right-to-left override: would reorder the terminal line
 
 
 @pytest.mark.parametrize(

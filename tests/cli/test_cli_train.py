@@ -16,7 +16,7 @@ import pytest
 
 from bpe_tui.__main__ import main
 from bpe_tui.cli import train as train_cli
-from bpe_tui.cli.train_display import LiveReporter, PlainReporter, TrainingStats, show_token
+from bpe_tui.cli.train_display import LiveReporter, PlainReporter, TrainingStats
 from bpe_tui.cli.train_events import event_record
 from core.formats.byte_alphabet import decode_bytes
 from core.train.events import MergeMade, PhaseProgress, TrainingFinished
@@ -415,12 +415,6 @@ def test_live_reporter_redraws_at_most_ten_times_a_second() -> None:
     assert ESC not in shown and "\x07" not in shown
     assert "\\x07bell\\xf0\\x9f (7 bytes, merge 1)" in shown
     assert "2,000 of 2,000 merges" in shown and "1,000 merges/s" in shown and "RSS 48.0 MiB" in shown
-
-
-def test_show_token_is_one_safe_line() -> None:
-    assert show_token(b"\r\n\t ") == "\\r↵→·"
-    assert show_token("日本語".encode()[:-1]) == "日本\\xe8\\xaa"
-    assert show_token(b"x" * 100, limit=8) == "xxxxxxx…"
 
 
 def test_finished_event_record_omits_the_model() -> None:

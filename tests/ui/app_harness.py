@@ -33,7 +33,7 @@ SIZE = (100, 30)
 class FrozenProbe:
     """An RSS probe that always reads the same, so no picture shows the machine's memory."""
 
-    def __init__(self, pid: int | None = None, rss: int = 48_000_000, peak: int = 64_000_000) -> None:
+    def __init__(self, pid: int | None = None, rss: int = 48 << 20, peak: int = 64 << 20) -> None:
         self.pid = pid
         self.rss = rss
         self.peak = peak

@@ -1,4 +1,4 @@
-"""bpe_tui.render: token spans to Content, safe token strings, colours that never repeat between neighbours."""
+"""bpe_tui.render: token spans to Content, glyphs and escapes styled, colours that never repeat between neighbours."""
 
 from __future__ import annotations
 
@@ -16,14 +16,9 @@ from bpe_tui.render import (
     ID_STYLE,
     PALETTE,
     SPLIT_PALETTE,
-    escape_char,
-    hex_bytes,
     layout_tokens,
     pick_style,
-    render_token,
-    safe_text,
     token_body,
-    token_pieces,
     token_styles,
     tokens_content,
 )
@@ -33,49 +28,6 @@ from bpe_tui.render import (
 class T:
     id: int
     token: bytes
-
-
-def test_hex_bytes() -> None:
-    assert hex_bytes(b"\xe3\x81") == "e3 81"
-    assert hex_bytes(b"") == ""
-
-
-def test_token_pieces_split_character_both_ends() -> None:
-    # "のは": e3 81 ae | e3 81 af ; a token [81 ae e3] holds the tail of の and the head of は.
-    assert token_pieces(b"\x81\xae\xe3") == [("bytes", b"\x81\xae\xe3")]
-    assert token_pieces(b"\xaeX\xe3\x81") == [("bytes", b"\xae"), ("text", "X"), ("bytes", b"\xe3\x81")]
-    assert token_pieces(b"\xff") == [("bytes", b"\xff")]
-    assert token_pieces(b"") == []
-
-
-def test_token_pieces_emoji_and_japanese_whole() -> None:
-    assert token_pieces("😀日".encode()) == [("text", "😀日")]
-
-
-def test_escape_char() -> None:
-    assert escape_char("\x07") == "\\x07"
-    assert escape_char("\x1b") == "\\x1b"
-    assert escape_char("\r") == "\\r"
-    assert escape_char("\x00") == "\\0"
-    assert escape_char("\x85") == "\\u0085"  # C1 control: a code point, not a byte
-    assert escape_char("\u200b") == "\\u200b"  # zero-width space, invisible otherwise
-    assert escape_char("\u2028") == "\\u2028"
-    for ch in (" ", "\n", "\t", "a", "あ", "😀"):
-        assert escape_char(ch) is None
-
-
-def test_safe_text() -> None:
-    assert safe_text("a b\tc\nd\x07") == "a·b→c↵d\\x07"
-
-
-def test_render_token() -> None:
-    assert render_token(b" the") == "·the"
-    assert render_token("日本".encode()) == "日本"
-    assert render_token(b"\xe3\x81") == "\\xe3\\x81"
-    assert render_token(b"\x82 x") == "\\x82·x"
-    assert render_token(b"\n\n") == "↵↵"
-    assert render_token(b"\x1b[31m") == "\\x1b[31m"
-    assert render_token(b"[bold]x[/bold]") == "[bold]x[/bold]"  # no markup anywhere
 
 
 def test_token_body_styles_glyphs_and_escapes() -> None:

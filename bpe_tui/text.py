@@ -1,0 +1,281 @@
+"""Plain-text helpers that the CLI and the app share: tokens made safe to show, byte sizes, rates and ETAs.
+
+Nothing here imports Textual or rich, so ``bpe-tui train`` can use it without loading either; the app's
+styled rendering (:mod:`bpe_tui.render`) builds on it. Token text comes from arbitrary corpora and
+files, so it is always escaped before it is shown: control and invisible characters become escapes
+(``\\x07``, ``\\u200b``) that cannot move the cursor or reorder a line, and bytes that are not a whole
+UTF-8 character are shown as ``\\xe3`` rather than as a bare U+FFFD. Sizes are in binary units
+(KiB, MiB, GiB), the units of the kernel's memory figures.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+SPACE_GLYPH = "·"
+NEWLINE_GLYPH = "↵"
+TAB_GLYPH = "→"
+GLYPHS = {" ": SPACE_GLYPH, "\n": NEWLINE_GLYPH, "\t": TAB_GLYPH}
+"""Whitespace drawn as visible marks, so a token's leading space or trailing newline can be seen."""
+
+ELLIPSIS = "…"
+
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_QUOTED = {"\\": "\\\\", '"': '\\"'}
+# Control, format (zero-width, bidi overrides), private, surrogate and unassigned code points, and the
+# line and paragraph separators: none of them shows as itself on a terminal line.
+_UNSHOWABLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_BYTE_UNITS = ("KiB", "MiB", "GiB", "TiB")
+
+
+# ------------------------------------------------------------------------------------------------ tokens
+
+
+def hex_bytes(data: bytes) -> str:
+    """Bytes as spaced lower-case hex.
+
+    >>> hex_bytes("あ".encode())
+    'e3 81 82'
+    """
+    return data.hex(" ")
+
+
+def _sequence_length(lead: int) -> int:
+    """Length of the UTF-8 sequence a lead byte announces; 1 for bytes that cannot start one."""
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 1
+
+
+def token_pieces(token: bytes) -> list[tuple[str, str | bytes]]:
+    """Split token bytes into decoded text and stray bytes, in order.
+
+    Stray bytes are the ones that do not form a whole character inside the token: the tail of a
+    character the previous token started, the head of one the next token finishes, or invalid UTF-8.
+
+    >>> token_pieces(b"\\x82 \\xe3\\x81")
+    [('bytes', b'\\x82'), ('text', ' '), ('bytes', b'\\xe3\\x81')]
+    >>> token_pieces("日本".encode())
+    [('text', '日本')]
+    """
+    pieces: list[tuple[str, str | bytes]] = []
+    text: list[str] = []
+    stray = bytearray()
+    i = 0
+    while i < len(token):
+        size = _sequence_length(token[i])
+        try:
+            ch = token[i : i + size].decode("utf-8")
+        except UnicodeDecodeError:
+            ch = ""
+        if ch:
+            if stray:
+                pieces.append(("bytes", bytes(stray)))
+                stray.clear()
+            text.append(ch)
+            i += size
+        else:
+            if text:
+                pieces.append(("text", "".join(text)))
+                text.clear()
+            stray.append(token[i])
+            i += 1
+    if text:
+        pieces.append(("text", "".join(text)))
+    if stray:
+        pieces.append(("bytes", bytes(stray)))
+    return pieces
+
+
+@lru_cache(maxsize=1 << 16)
+def is_split(token: bytes) -> bool:
+    """Whether ``token`` holds bytes that are not a whole character (it splits a multi-byte character).
+
+    >>> is_split(b"\\xe3\\x81"), is_split("の".encode())
+    (True, False)
+    """
+    return any(kind == "bytes" for kind, _ in token_pieces(token))
+
+
+def escape_char(ch: str) -> str | None:
+    """The escape for a character that cannot be shown as itself, ``None`` for one that can.
+
+    Code points are written ``\\xNN`` below 0x80 and ``\\uNNNN`` above, so a C1 control such as U+0085
+    is never mistaken for the stray byte ``\\x85``.
+
+    >>> escape_char("\\x07"), escape_char("\\n"), escape_char("\\u200b"), escape_char("a")
+    ('\\\\x07', '\\\\n', '\\\\u200b', None)
+    """
+    named = _NAMED_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    if unicodedata.category(ch) in _UNSHOWABLE:
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return None
+
+
+def _shown_units(token: bytes | str, glyphs: bool, quote: bool) -> list[str]:
+    """What each character (or stray byte) of ``token`` is shown as, one string per character."""
+    pieces = [("text", token)] if isinstance(token, str) else token_pieces(token)
+    units: list[str] = []
+    for _, value in pieces:
+        if isinstance(value, bytes):
+            units.extend(f"\\x{byte:02x}" for byte in value)
+            continue
+        for ch in value:
+            if quote and ch in _QUOTED:
+                units.append(_QUOTED[ch])
+            elif glyphs and ch in GLYPHS:
+                units.append(GLYPHS[ch])
+            else:
+                units.append(escape_char(ch) or ch)
+    return units
+
+
+@lru_cache(maxsize=1 << 17)
+def escape_token(
+    token: bytes | str,
+    *,
+    glyphs: bool = True,
+    quote: bool = False,
+    limit: int | None = None,
+) -> str:
+    """A token (its bytes, or text) as one line that is safe to print anywhere.
+
+    Control and invisible characters are escaped and bytes that are not a whole UTF-8 character are
+    written ``\\xNN``. Cached: tables and progress lines show the same tokens over and over.
+
+    Args:
+        token: the token's bytes, or a string (a special token, a pattern, a character of a text).
+        glyphs: draw a space, newline and tab as ``·``, ``↵`` and ``→`` (for people); otherwise a space
+            is itself and a newline and tab are ``\\n`` and ``\\t``.
+        quote: put the result in double quotes, escaping ``"`` and ``\\`` inside, so that where a token
+            starts and ends is never in doubt (for output that scripts read).
+        limit: cut what is shown (quotes aside) to at most this many characters, ending in ``…``; an
+            escape is never cut in two.
+
+    >>> escape_token(b" the\\n"), escape_token(b"\\x1b[2J\\xe3\\x81")
+    ('·the↵', '\\\\x1b[2J\\\\xe3\\\\x81')
+    >>> print(escape_token(b'say "hi"\\n', glyphs=False, quote=True))
+    "say \\"hi\\"\\n"
+    >>> escape_token("あ" * 50, limit=5), escape_token(b"\\x07" * 9, limit=6)
+    ('ああああ…', '\\\\x07…')
+    """
+    units = _shown_units(token, glyphs, quote)
+    if limit is not None and sum(map(len, units)) > limit:
+        kept: list[str] = []
+        room = limit - len(ELLIPSIS)
+        for unit in units:
+            if len(unit) > room:
+                break
+            kept.append(unit)
+            room -= len(unit)
+        units = [*kept, ELLIPSIS]
+    shown = "".join(units)
+    return f'"{shown}"' if quote else shown
+
+
+def subscript(number: int) -> str:
+    """``number`` in subscript digits, the compact form of an inline token id.
+
+    >>> subscript(262)
+    '₂₆₂'
+    """
+    return str(number).translate(_SUBSCRIPTS)
+
+
+def display_part(text: str, limit: int) -> str:
+    """The start of ``text`` to draw: whole lines up to ``limit`` characters (a cut mid-line if it must).
+
+    >>> display_part("ab\\ncd\\nef", 6)
+    'ab\\ncd\\n'
+    """
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    return text[: cut + 1] if cut > 0 else text[:limit]
+
+
+# ----------------------------------------------------------------------------------- sizes, rates, times
+
+
+def format_bytes(n: float) -> str:
+    """A size in binary units (1 KiB = 1,024 bytes), with one decimal above a KiB.
+
+    >>> format_bytes(812), format_bytes(49650), format_bytes(3 * 2**20), format_bytes(5 * 2**40)
+    ('812 B', '48.5 KiB', '3.0 MiB', '5.0 TiB')
+    """
+    if n < 1024:
+        return f"{int(n)} B"
+    unit = _BYTE_UNITS[0]
+    for unit in _BYTE_UNITS:
+        n /= 1024
+        if n < 1024:
+            break
+    return f"{n:.1f} {unit}"
+
+
+def rate(done: float, seconds: float) -> float | None:
+    """Units done per second, or ``None`` while there is nothing to go on (nothing done, no time passed).
+
+    >>> rate(300, 1.5), rate(0, 2.0), rate(5, 0.0)
+    (200.0, None, None)
+    """
+    return done / seconds if done > 0 and seconds > 0 else None
+
+
+def format_rate(per_second: float | None, unit: str) -> str:
+    """A rate for people: ``unit`` ``"B"`` gives a byte rate in binary units, any other is counted.
+
+    >>> format_rate(1234.4, "merges"), format_rate(3 * 2**20, "B"), format_rate(None, "merges")
+    ('1,234 merges/s', '3.0 MiB/s', '— merges/s')
+    """
+    if per_second is None:
+        return f"— {unit}/s"
+    if unit == "B":
+        return f"{format_bytes(per_second)}/s"
+    return f"{per_second:,.0f} {unit}/s"
+
+
+def eta(done: float, total: float, elapsed: float) -> float | None:
+    """Seconds left at the rate so far, ``None`` until there is a rate to go on.
+
+    Merging speeds up as pairs get rarer, so during merging this errs long.
+
+    >>> eta(25, 100, 5.0), eta(0, 100, 5.0), eta(10, 100, 0.0), eta(120, 100, 3.0)
+    (15.0, None, None, 0.0)
+    """
+    per_second = rate(done, elapsed)
+    if per_second is None or total <= 0:
+        return None
+    return max(total - done, 0) / per_second
+
+
+def format_duration(seconds: float) -> str:
+    """A duration: seconds with a decimal under a minute, then minutes and seconds, then hours and minutes.
+
+    >>> format_duration(0.42), format_duration(125), format_duration(3725)
+    ('0.4 s', '2m 05s', '1h 02m')
+    """
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+
+
+def format_eta(seconds: float | None) -> str:
+    """``ETA`` and the time left, or a dash when it is not known yet.
+
+    >>> format_eta(125), format_eta(None)
+    ('ETA 2m 05s', 'ETA —')
+    """
+    return "ETA —" if seconds is None else f"ETA {format_duration(seconds)}"
