@@ -6,9 +6,7 @@ training lives in the dashboard. The app wires them together and owns what is tr
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -17,67 +15,20 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.screen import Screen
-from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from core.errors import BPEError
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.panes import PANES
+from bpe_tui.screens.help import HelpScreen
+from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
 
 STARTUP_VOCAB_SIZE = 1000
 """Vocab size of the tokenizer trained from the samples at start-up: big enough to be interesting, < 1 s."""
-
-
-@dataclass(frozen=True)
-class Pane:
-    """A pane of the app: the key that opens it, its mode name and where its screen class lives."""
-
-    key: str
-    mode: str
-    title: str
-    module: str
-    class_name: str
-    description: str
-
-    def screen_class(self) -> type[Screen]:
-        """Import the screen class (views are imported on first use, so a broken one cannot stop the app)."""
-        return getattr(importlib.import_module(self.module), self.class_name)
-
-
-PANES: tuple[Pane, ...] = (
-    Pane("1", "corpus", "Corpus", "bpe_tui.screens.corpus", "CorpusScreen", "Pick a corpus and train"),
-    Pane("2", "dashboard", "Training", "bpe_tui.screens.dashboard", "DashboardScreen", "Watch a training run"),
-    Pane("3", "stepper", "Stepper", "bpe_tui.screens.stepper", "StepperScreen", "Step through merges"),
-    Pane("4", "boundaries", "Boundaries", "bpe_tui.screens.boundaries", "BoundariesScreen", "See token boundaries"),
-    Pane("5", "inspector", "Inspector", "bpe_tui.screens.inspector", "InspectorScreen", "Inspect a tokenizer"),
-    Pane("6", "compare", "Compare", "bpe_tui.screens.compare", "CompareScreen", "Compare tokenizers"),
-)
-
-
-class UnavailableScreen(Screen):
-    """Stands in for a pane whose screen could not be imported, saying why instead of crashing."""
-
-    def __init__(self, pane: Pane, reason: str) -> None:
-        super().__init__()
-        self._pane = pane
-        self._reason = reason
-
-    def compose(self) -> Iterable[Static]:
-        yield Static(f"The {self._pane.title} pane is not available: {self._reason}", id="unavailable")
-
-
-def _screen_factory(pane: Pane) -> Callable[[], Screen]:
-    def make() -> Screen:
-        try:
-            return pane.screen_class()()
-        except Exception as error:  # noqa: BLE001 - any import or construction failure is shown, not raised
-            return UnavailableScreen(pane, f"{type(error).__name__}: {error}")
-
-    return make
 
 
 class PaneCommands(Provider):
@@ -127,7 +78,7 @@ class BpeTuiApp(App[None]):
         Binding("ctrl+o", "open_tokenizer", "Open tokenizer", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
-    MODES = {pane.mode: _screen_factory(pane) for pane in PANES}
+    MODES = {pane.mode: pane.screen for pane in PANES}
 
     def __init__(
         self,
@@ -240,8 +191,6 @@ class BpeTuiApp(App[None]):
             self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
 
     def action_open_tokenizer(self) -> None:
-        from bpe_tui.screens.path_dialog import PathDialog
-
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.load_tokenizer_file(path)
@@ -253,8 +202,6 @@ class BpeTuiApp(App[None]):
     # -- help -------------------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from bpe_tui.screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

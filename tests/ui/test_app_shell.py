@@ -6,8 +6,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from bpe_tui.app import PANES, BpeTuiApp, PaneCommands
+from bpe_tui.app import BpeTuiApp, PaneCommands
 from bpe_tui.messages import SessionChanged
+from bpe_tui.panes import PANES
 from bpe_tui.screens.help import HelpScreen, bindings_of, help_sections
 from bpe_tui.widgets.training_runner import TrainingRunner
 from tests.ui.app_harness import SIZE, make_app, make_services, replay_factory, recorded_run, settle
@@ -21,7 +22,7 @@ async def test_number_keys_switch_panes() -> None:
             await pilot.press(pane.key)
             await pilot.pause()
             assert app.current_mode == pane.mode
-            assert app.screen_stack[0].__class__.__name__ in (pane.class_name, "UnavailableScreen")
+            assert type(app.screen) is pane.screen
 
 
 async def test_help_lists_every_binding_and_closes() -> None:
@@ -33,7 +34,7 @@ async def test_help_lists_every_binding_and_closes() -> None:
         assert isinstance(app.screen, HelpScreen)
         listed = {line.description for _, lines in help_sections(app) for line in lines}
         expected = [b.description for b in bindings_of(BpeTuiApp) + bindings_of(Screen)] + [
-            b.description for pane in PANES for b in bindings_of(pane.screen_class()) if not b.system
+            b.description for pane in PANES for b in bindings_of(pane.screen) if not b.system
         ]
         assert set(filter(None, expected)) <= listed
         await pilot.press("escape")
@@ -45,7 +46,7 @@ async def test_help_lists_every_binding_and_closes() -> None:
 
 
 def test_every_binding_has_a_description() -> None:
-    for node_class in [BpeTuiApp] + [pane.screen_class() for pane in PANES[:3]]:
+    for node_class in [BpeTuiApp] + [pane.screen for pane in PANES[:3]]:
         for binding in bindings_of(node_class):
             assert isinstance(binding, Binding) and binding.description, (node_class, binding.key)
 
