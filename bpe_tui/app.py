@@ -15,14 +15,21 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from core.errors import BPEError
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.panes import PANES
+from bpe_tui.panes import PANES, Pane
+from bpe_tui.screens.boundaries import BoundariesScreen
+from bpe_tui.screens.compare import CompareScreen
+from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.help import HelpScreen
+from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.screens.path_dialog import PathDialog
+from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
@@ -78,7 +85,6 @@ class BpeTuiApp(App[None]):
         Binding("ctrl+o", "open_tokenizer", "Open tokenizer", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
-    MODES = {pane.mode: pane.screen for pane in PANES}
 
     def __init__(
         self,
@@ -108,7 +114,26 @@ class BpeTuiApp(App[None]):
         self._start_mode = start_mode
         if theme is not None:
             self.theme = theme
+        self._panes: dict[str, Screen] = {}
+        """The pane screens built so far, by mode; each hears of every session change."""
+        for pane in PANES:
+            self.add_mode(pane.mode, partial(self._build_pane, pane))
         self.session.subscribe(self._session_changed)
+
+    def _build_pane(self, pane: Pane) -> Screen:
+        """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
+        session = self.session
+        builders: dict[type[Screen], Callable[[], Screen]] = {
+            CorpusScreen: lambda: CorpusScreen(session, corpus_root=self.services.corpus_root),
+            DashboardScreen: lambda: DashboardScreen(),
+            StepperScreen: lambda: StepperScreen(session),
+            BoundariesScreen: lambda: BoundariesScreen(session),
+            InspectorScreen: lambda: InspectorScreen(session),
+            CompareScreen: lambda: CompareScreen(session),
+        }
+        screen = builders[pane.screen]()
+        self._panes[pane.mode] = screen
+        return screen
 
     async def on_mount(self) -> None:
         mode = self._start_mode or (
@@ -134,13 +159,8 @@ class BpeTuiApp(App[None]):
             text="\n".join(texts.get(name, "") for name in ("english", "japanese")),
             label="samples (english + japanese)",
             workers=1,
-            measure_texts=self.measure_texts(),
+            measure_texts=self.session.measure_texts(),
         )
-
-    def measure_texts(self) -> tuple[tuple[str, str], ...]:
-        """The samples whose bytes/token the dashboard tracks during a run."""
-        texts = self.session.sample_texts()
-        return tuple((name, texts[name]) for name in ("english", "japanese") if texts.get(name))
 
     async def start_training(self, spec: TrainingSpec, *, offer_save: bool = True, switch: bool = True) -> None:
         """Start ``spec`` on the dashboard (creating it if needed), showing the dashboard if ``switch``."""
@@ -157,13 +177,12 @@ class BpeTuiApp(App[None]):
     # -- session --------------------------------------------------------------------------------------------
 
     def _session_changed(self, reason: str) -> None:
-        # Called on the UI thread by Session. The current screen hears at once; the others on resume.
-        self.post_message(SessionChanged(reason))
-        self.screen.post_message(SessionChanged(reason))
-
-    def on_session_changed(self, message: SessionChanged) -> None:
+        # Called by Session on the UI thread: the app's one listener. Each pane built so far hears once,
+        # whether it is on screen or not; one built later reads the session when it mounts.
         loaded = self.session.active_tokenizer()
         self.sub_title = f"active: {loaded.name}" if loaded is not None else ""
+        for screen in self._panes.values():
+            screen.post_message(SessionChanged(reason))
 
     # -- loading tokenizer files ------------------------------------------------------------------------
 

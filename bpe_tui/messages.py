@@ -11,8 +11,8 @@ from textual.message import Message
 class SessionChanged(Message, bubble=False):
     """The session changed: a tokenizer was added or replaced, the active one or the corpus changed.
 
-    The app posts one to itself and one to the current screen; other screens refresh when resumed.
-    It does not bubble, so a screen that forwards nothing cannot bounce it back to the app.
+    The app posts one to each pane screen it has built, once per change, current or not. It does not
+    bubble: it is news for the screen, not for the app.
     """
 
     reason: str
