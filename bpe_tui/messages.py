@@ -17,3 +17,14 @@ class SessionChanged(Message, bubble=False):
 
     reason: str
     """``"added"``, ``"replaced"``, ``"active"`` or ``"corpus"``."""
+
+
+class TrainingChanged(Message, bubble=False):
+    """The app's ``TrainingState`` changed: a run started, reported, or ended. The dashboard redraws what changed.
+
+    The app posts one to the dashboard after each of the runner's messages. A newer one replaces an
+    unhandled older one: both point at the same state, so one redraw covers them.
+    """
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TrainingChanged)

@@ -53,6 +53,12 @@ class CorpusScreen(Screen):
     ]
 
     @dataclass
+    class TrainingRequested(Message):
+        """The user asked to train ``spec`` on the chosen file (ctrl+t or the form's button); the app runs it."""
+
+        spec: TrainingSpec
+
+    @dataclass
     class PreviewRead(Message):
         """The start of ``path``, already made safe for display."""
 
@@ -185,7 +191,7 @@ class CorpusScreen(Screen):
         self.query_one(TrainingForm).submit()
 
     @on(TrainingForm.TrainRequested)
-    async def _train(self, message: TrainingForm.TrainRequested) -> None:
+    def _train(self, message: TrainingForm.TrainRequested) -> None:
         from core.train.reading import check_corpus_path
 
         path = self._session.corpus_path
@@ -207,4 +213,4 @@ class CorpusScreen(Screen):
             label=path.name,
             measure_texts=self._session.measure_texts(),
         )
-        await self.app.start_training(spec)  # type: ignore[attr-defined]
+        self.post_message(self.TrainingRequested(spec))

@@ -12,7 +12,7 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.panes import PANES
 from bpe_tui.screens.help import HelpScreen, bindings_of, help_sections
 from bpe_tui.screens.inspector import InspectorScreen
-from bpe_tui.widgets.training_runner import TrainingRunner
+from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.widgets.vocab_table import VocabTable
 from tests.ui.app_harness import SIZE, make_app, make_services, replay_factory, recorded_run, settle
 from tests.ui.views_harness import bilingual_800, english_500, session_with
