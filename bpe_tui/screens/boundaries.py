@@ -72,6 +72,9 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
 class BoundariesScreen(Screen):
     """Shows how the active tokenizer cuts a text: boundaries, ids on demand, split characters, EN vs JA."""
 
+    AUTO_FOCUS = "#boundaries-tokens"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the input."""
+
     DEFAULT_CSS = """
     BoundariesScreen {
         layout: vertical;
@@ -148,7 +151,6 @@ class BoundariesScreen(Screen):
         self.query_one("#boundaries-en-tokens").border_title = "english"
         self.query_one("#boundaries-ja-tokens").border_title = "japanese"
         self._sync_tokenizer(force=True)
-        self.query_one("#boundaries-tokens", TokenView).focus()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_tokenizer()

@@ -85,6 +85,9 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
 class CompareScreen(Screen):
     """Runs the chosen tokenizers over one sample and shows where and how much they differ."""
 
+    AUTO_FOCUS = "#compare-scroll"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not reach the list."""
+
     DEFAULT_CSS = """
     CompareScreen {
         #compare-body { height: 1fr; }
@@ -145,7 +148,6 @@ class CompareScreen(Screen):
         pick.border_title = "tokenizers"
         pick.border_subtitle = "space: use"
         self._sync_session()
-        self.query_one("#compare-scroll").focus()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_session()

@@ -70,6 +70,9 @@ def longest_content(rows: list[tuple[int, bytes]]) -> Content:
 class InspectorScreen(Screen):
     """Everything about the active tokenizer, and how any of its tokens was built."""
 
+    AUTO_FOCUS = "#vocab-table"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the search."""
+
     DEFAULT_CSS = """
     InspectorScreen {
         layout: vertical;
@@ -145,7 +148,6 @@ class InspectorScreen(Screen):
         self.query_one("#longest-tokens").border_title = "longest tokens"
         self.query_one("#vocab-table").border_title = "vocabulary"
         self._sync_tokenizer(force=True)
-        self.query_one(VocabTable).focus()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_tokenizer()
