@@ -1,9 +1,10 @@
 """``python -m bpe_tui`` with one step made to wait for Ctrl-C, so that a test sends SIGINT at a known point.
 
-    python tests/cli/interrupt_point.py POINT COMMAND ARGS...
+    python tests/cli/interrupt_point.py FOLDER POINT COMMAND ARGS...
 
-Every process that reaches POINT writes ``waiting for SIGINT at POINT in main`` (or ``in a worker``) to
-stderr and sleeps until it is interrupted or killed. The points:
+Every process that reaches POINT makes a file in FOLDER, ``main`` or ``worker-<pid>``, and sleeps until it
+is interrupted or killed. (Files, not lines on stderr: a line printed by one process can be cut in two by
+another's, so the command's own output stays as it would be.) The points:
 
 * ``reading``: decoding a chunk of the corpus while training, here and in the reading workers;
 * ``merging``: just after the fifth merge of a training run;
@@ -20,13 +21,15 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 MAIN_PID = os.getpid()
+FOLDER = Path(sys.argv[1])
 
 
 def wait_here(point: str) -> None:
-    where = "main" if os.getpid() == MAIN_PID else "a worker"
-    print(f"waiting for SIGINT at {point} in {where}", file=sys.stderr, flush=True)
+    name = "main" if os.getpid() == MAIN_PID else f"worker-{os.getpid()}"
+    (FOLDER / name).touch()
     time.sleep(3600)  # interrupted by the signal in the main process; workers are stopped by it
 
 
@@ -71,7 +74,7 @@ def patch(point: str) -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    patch(sys.argv[1])
+    patch(sys.argv[2])
     from bpe_tui.__main__ import main
 
-    sys.exit(main(sys.argv[2:]))
+    sys.exit(main(sys.argv[3:]))

@@ -65,25 +65,23 @@ def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.cli.test_cli_train import INTERRUPT_POINT, StderrWatcher
+    from tests.cli.test_cli_train import StderrWatcher, start_waiting
+    from tests.waiting import wait_until
 
     corpus = tmp_path / "big.txt"
     corpus.write_text(" ".join(w for w in TEXT.split() if w.isascii()) * 2500, encoding="utf-8")  # 1 MB: many chunks
     tok = tokenizer_file(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, str(INTERRUPT_POINT), "exporting", "export", str(corpus), str(tok),
-         "-o", str(tmp_path / "ids.npy"), "--workers", "2"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
+    process, marks = start_waiting(tmp_path, "exporting", "export", str(corpus), str(tok),
+                                   "-o", str(tmp_path / "ids.npy"), "--workers", "2")
     watcher = StderrWatcher(process)
     try:
-        assert watcher.wait_for("waiting for SIGINT at exporting in main", timeout=120), "".join(watcher.lines)
-        assert watcher.wait_for("waiting for SIGINT at exporting in a worker", timeout=120), "".join(watcher.lines)
+        # This process and its worker each hold a chunk: the worker has started, the export is mid-way.
+        wait_until(lambda: len(os.listdir(marks)) == 2 or process.poll() is not None, "both processes to wait")
+        assert process.poll() is None, "".join(watcher.rest())
         os.killpg(process.pid, signal.SIGINT)
-        assert process.wait(timeout=60) == 130, "".join(watcher.lines)
+        assert process.wait(timeout=60) == 130, "".join(watcher.rest())
     finally:
         process.kill()
-    err = [line for line in watcher.rest() if not line.startswith("waiting for SIGINT")]
+    err = watcher.rest()
     assert not any("Traceback" in line for line in err) and "interrupted" in err[-1], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "tok.json"]

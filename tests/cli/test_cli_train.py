@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import queue
 import random
 import signal
 import subprocess
@@ -24,6 +23,7 @@ from core.train.events import MergeMade, PhaseProgress, TrainingFinished
 from core.formats import load_tokenizer
 from core.train.memory import RSSProbe
 from core.train.run import TrainingRun, train_bpe
+from tests.waiting import wait_until
 
 ESC = "\x1b"
 SPECIAL = "<|endoftext|>"
@@ -60,37 +60,23 @@ def make_corpus(path: Path, size: int = 3_000_000, seed: int = 7) -> Path:
 
 
 class StderrWatcher:
-    """Reads a child's stderr on a thread, so a test can wait for a line without blocking forever."""
+    """Reads a child's stderr on a thread, so that a full pipe never blocks it; ``rest`` gives every line."""
 
     def __init__(self, proc: subprocess.Popen[str]) -> None:
         self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
         assert proc.stderr is not None
         self._thread = threading.Thread(target=self._pump, args=(proc.stderr,), daemon=True)
         self._thread.start()
 
     def _pump(self, stream: io.TextIOBase) -> None:
         for line in stream:
-            self._queue.put(line)
-        self._queue.put(None)
-
-    def wait_for(self, prefix: str, timeout: float = 20.0) -> bool:
-        """Wait until a line starting with ``prefix`` arrives; false if stderr closed first."""
-        while True:
-            line = self._queue.get(timeout=timeout)
-            if line is None:
-                return False
             self.lines.append(line)
-            if line.startswith(prefix):
-                return True
 
     def rest(self) -> list[str]:
-        self._thread.join(timeout=20)
-        while True:
-            line = self._queue.get(timeout=1)
-            if line is None:
-                return self.lines
-            self.lines.append(line)
+        """Every line, once the child has closed its stderr (call it after the child has ended)."""
+        self._thread.join(timeout=60)
+        assert not self._thread.is_alive(), "the child's stderr is still open"
+        return list(self.lines)
 
 
 class FrozenProbe(RSSProbe):
@@ -322,30 +308,41 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 INTERRUPT_POINT = Path(__file__).resolve().parent / "interrupt_point.py"
 
 
+def start_waiting(tmp_path: Path, point: str, *command: str, cwd: Path | None = None) -> tuple[subprocess.Popen[str], Path]:
+    """Start ``bpe-tui COMMAND`` in its own session, made to wait at ``point`` (see ``interrupt_point.py``);
+    returns the process and the folder where its waiting processes leave their marks."""
+    marks = tmp_path.parent / f"{tmp_path.name}-marks"
+    marks.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, str(INTERRUPT_POINT), str(marks), point, *command],
+        cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    return proc, marks
+
+
 def interrupt_training(corpus: Path, tmp_path: Path, point: str, *extra: str) -> tuple[Path, list[str]]:
-    """Start a long training in its own session, made to wait at ``point`` (see ``interrupt_point.py``);
-    once the main process waits there, send SIGINT to the whole group (as a terminal's Ctrl-C does),
-    assert exit 130, and return (output folder, stderr lines other than the waiting ones).
+    """Start a long training made to wait at ``point``; once the main process waits there, send SIGINT to
+    the whole group (as a terminal's Ctrl-C does), assert exit 130, and return (output folder, stderr lines).
 
     The run cannot end before the signal, nor the signal come before the run reaches the point."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, str(INTERRUPT_POINT), point, "train", str(corpus), "--vocab-size", "50000",
-         "--workers", "2", "-o", str(out_dir / "big.json"), *(arg.format(out=out_dir) for arg in extra)],
-        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+    proc, marks = start_waiting(
+        tmp_path, point, "train", str(corpus), "--vocab-size", "50000", "--workers", "2",
+        "-o", str(out_dir / "big.json"), *(arg.format(out=out_dir) for arg in extra), cwd=tmp_path,
     )
     watcher = StderrWatcher(proc)
     try:
-        assert watcher.wait_for(f"waiting for SIGINT at {point} in main", timeout=120), "".join(watcher.lines)
+        wait_until(lambda: (marks / "main").exists() or proc.poll() is not None, f"the run to wait at {point}")
+        assert proc.poll() is None, "".join(watcher.rest())
         if extra:
             assert os.listdir(out_dir) != []  # the events file's temporary file exists while training
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=60) == 130, "".join(watcher.lines)
+        assert proc.wait(timeout=60) == 130, "".join(watcher.rest())
     finally:
         proc.kill()
-    lines = [line for line in watcher.rest() if not line.startswith("waiting for SIGINT")]
+    lines = watcher.rest()
     assert lines[-1] == "bpe-tui train: interrupted; nothing was written\n"
     assert all(line.startswith(("reading:", "counting:", "merging:")) for line in lines[:-1]), lines
     return out_dir, lines
