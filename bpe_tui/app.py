@@ -1,83 +1,55 @@
-"""The Textual app: one mode per pane, global bindings, the command palette, loading files, the start-up run.
+"""The Textual app: one mode per pane, global bindings, the command palette, loading files, training.
 
-Kept thin on purpose: each pane is a screen in ``bpe_tui/screens``, state lives in ``Session``, and
-training lives in the dashboard. The app wires them together and owns what is truly global.
+The app owns what panes share and the long work: the ``Session`` (tokenizers, corpus), the ``Services``,
+the ``TrainingRunner`` with the ``TrainingState`` of the current run, and saving what a run made. It builds
+each pane's screen with the parts that screen reads. Panes ask for work by posting messages (the corpus
+pane's ``TrainingRequested``, the dashboard's stop / run again / save requests); the app tells them of
+changes with ``SessionChanged`` (every pane) and ``TrainingChanged`` (the dashboard).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.errors import BPEError
+from core.model import BPEModel
 
-from bpe_tui.messages import SessionChanged
+from bpe_tui.messages import SessionChanged, TrainingChanged
+from bpe_tui.panes import PANES, Pane
+from bpe_tui.screens.boundaries import BoundariesScreen
+from bpe_tui.screens.compare import CompareScreen
+from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.screens.dashboard import DashboardScreen
+from bpe_tui.screens.help import HelpScreen
+from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.screens.path_dialog import PathDialog
+from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_runner import Run, TrainingRunner
+from bpe_tui.training_state import TrainedTokenizer, TrainingState
 
 STARTUP_VOCAB_SIZE = 1000
 """Vocab size of the tokenizer trained from the samples at start-up: big enough to be interesting, < 1 s."""
 
 
-@dataclass(frozen=True)
-class Pane:
-    """A pane of the app: the key that opens it, its mode name and where its screen class lives."""
-
-    key: str
-    mode: str
-    title: str
-    module: str
-    class_name: str
-    description: str
-
-    def screen_class(self) -> type[Screen]:
-        """Import the screen class (views are imported on first use, so a broken one cannot stop the app)."""
-        return getattr(importlib.import_module(self.module), self.class_name)
-
-
-PANES: tuple[Pane, ...] = (
-    Pane("1", "corpus", "Corpus", "bpe_tui.screens.corpus", "CorpusScreen", "Pick a corpus and train"),
-    Pane("2", "dashboard", "Training", "bpe_tui.screens.dashboard", "DashboardScreen", "Watch a training run"),
-    Pane("3", "stepper", "Stepper", "bpe_tui.screens.stepper", "StepperScreen", "Step through merges"),
-    Pane("4", "boundaries", "Boundaries", "bpe_tui.screens.boundaries", "BoundariesScreen", "See token boundaries"),
-    Pane("5", "inspector", "Inspector", "bpe_tui.screens.inspector", "InspectorScreen", "Inspect a tokenizer"),
-    Pane("6", "compare", "Compare", "bpe_tui.screens.compare", "CompareScreen", "Compare tokenizers"),
-)
-
-
-class UnavailableScreen(Screen):
-    """Stands in for a pane whose screen could not be imported, saying why instead of crashing."""
-
-    def __init__(self, pane: Pane, reason: str) -> None:
-        super().__init__()
-        self._pane = pane
-        self._reason = reason
-
-    def compose(self) -> Iterable[Static]:
-        yield Static(f"The {self._pane.title} pane is not available: {self._reason}", id="unavailable")
-
-
-def _screen_factory(pane: Pane) -> Callable[[], Screen]:
-    def make() -> Screen:
-        try:
-            return pane.screen_class()()
-        except Exception as error:  # noqa: BLE001 - any import or construction failure is shown, not raised
-            return UnavailableScreen(pane, f"{type(error).__name__}: {error}")
-
-    return make
+def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
+    """Where a finished run is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``."""
+    stem = spec.corpus_path.stem if spec.corpus_path is not None else "samples"
+    return folder / f"{stem}-{model.vocab_size}.json"
 
 
 class PaneCommands(Provider):
@@ -114,6 +86,20 @@ class PaneCommands(Provider):
 class BpeTuiApp(App[None]):
     """Train, watch and inspect byte-level BPE tokenizers."""
 
+    @dataclass
+    class Saved(Message):
+        """A trained tokenizer was written to ``path`` (atomically)."""
+
+        trained: TrainedTokenizer
+        path: Path
+
+    @dataclass
+    class SaveFailed(Message):
+        """Saving to ``path`` failed; ``reason`` is one line."""
+
+        path: Path
+        reason: str
+
     TITLE = "bpe-tui"
     CSS_PATH = Path(__file__).parent / "app.tcss"
     COMMANDS = App.COMMANDS | {PaneCommands}
@@ -127,7 +113,6 @@ class BpeTuiApp(App[None]):
         Binding("ctrl+o", "open_tokenizer", "Open tokenizer", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
-    MODES = {pane.mode: _screen_factory(pane) for pane in PANES}
 
     def __init__(
         self,
@@ -152,12 +137,40 @@ class BpeTuiApp(App[None]):
         super().__init__()
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()
+        self.runner = TrainingRunner(
+            source_factory=self.services.source_factory,
+            probe_factory=self.services.probe_factory,
+            clock=self.services.clock,
+            post_interval=self.services.post_interval,
+        )
+        """Starts runs and reports on them; the app's ``_follow`` worker drives it."""
+        self.training = TrainingState()
+        """The current run as reported so far; the dashboard draws it."""
         self._tokenizer_paths = list(tokenizer_paths)
         self._train_on_start = train_on_start and not tokenizer_paths
         self._start_mode = start_mode
         if theme is not None:
             self.theme = theme
+        self._panes: dict[str, Screen] = {}
+        """The pane screens built so far, by mode: each hears of every session change, the dashboard of training."""
+        for pane in PANES:
+            self.add_mode(pane.mode, partial(self._build_pane, pane))
         self.session.subscribe(self._session_changed)
+
+    def _build_pane(self, pane: Pane) -> Screen:
+        """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
+        session = self.session
+        builders: dict[type[Screen], Callable[[], Screen]] = {
+            CorpusScreen: lambda: CorpusScreen(session, corpus_root=self.services.corpus_root),
+            DashboardScreen: lambda: DashboardScreen(self.training),
+            StepperScreen: lambda: StepperScreen(session),
+            BoundariesScreen: lambda: BoundariesScreen(session),
+            InspectorScreen: lambda: InspectorScreen(session),
+            CompareScreen: lambda: CompareScreen(session),
+        }
+        screen = builders[pane.screen]()
+        self._panes[pane.mode] = screen
+        return screen
 
     async def on_mount(self) -> None:
         mode = self._start_mode or (
@@ -171,7 +184,7 @@ class BpeTuiApp(App[None]):
             if spec is None:
                 self.notify("Bundled samples not found: pick a corpus to train on.", severity="warning")
             else:
-                await self.start_training(spec, offer_save=False, switch=mode == "dashboard")
+                self.start_training(spec, offer_save=False)
 
     def startup_spec(self) -> TrainingSpec | None:
         """A quick run over the English and Japanese samples, so every pane has a tokenizer at once."""
@@ -183,36 +196,144 @@ class BpeTuiApp(App[None]):
             text="\n".join(texts.get(name, "") for name in ("english", "japanese")),
             label="samples (english + japanese)",
             workers=1,
-            measure_texts=self.measure_texts(),
+            measure_texts=self.session.measure_texts(),
         )
 
-    def measure_texts(self) -> tuple[tuple[str, str], ...]:
-        """The samples whose bytes/token the dashboard tracks during a run."""
-        texts = self.session.sample_texts()
-        return tuple((name, texts[name]) for name in ("english", "japanese") if texts.get(name))
+    # -- training -----------------------------------------------------------------------------------------
 
-    async def start_training(self, spec: TrainingSpec, *, offer_save: bool = True, switch: bool = True) -> None:
-        """Start ``spec`` on the dashboard (creating it if needed), showing the dashboard if ``switch``."""
-        from bpe_tui.screens.dashboard import DashboardScreen
+    def start_training(self, spec: TrainingSpec, *, offer_save: bool = True) -> None:
+        """Train ``spec`` in the app's training worker, stopping any run in progress.
 
-        current = self.current_mode
+        ``offer_save`` asks where to save the tokenizer once the run finishes (the start-up run does not).
+        """
+        run = self.runner.start(spec)
+        self.training.begin(run.number, spec, offer_save=offer_save)
+        self._follow(run)
+        self._training_changed()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="training")
+    def _follow(self, run: Run) -> None:
+        """Iterate the run in a thread, posting what it reports to the app; it never touches a widget."""
+        worker = get_current_worker()
+        try:
+            for message in self.runner.follow(run, lambda: worker.is_cancelled):
+                self.post_message(message)
+        except Exception as error:  # noqa: BLE001 - a run that ends without news would look busy for ever
+            run.source.cancel()
+            reason = f"training failed: {type(error).__name__}: {error}"
+            self.post_message(TrainingRunner.Failed(run.number, run.spec, reason))
+
+    def _training_changed(self) -> None:
+        dashboard = self._panes.get("dashboard")
+        if dashboard is not None:
+            dashboard.post_message(TrainingChanged())
+
+    @on(TrainingRunner.RunMessage)
+    def _run_reported(self, message: TrainingRunner.RunMessage) -> None:
+        if isinstance(message, TrainingRunner.Ended):
+            self.runner.ended(message.run)
+        if message.run != self.training.run:
+            return  # news from a run that was replaced while it was queued
+        self.training.record(message)
+        if isinstance(message, TrainingRunner.Finished):
+            self._keep_trained(message)
+        elif isinstance(message, TrainingRunner.Failed):
+            self.notify(message.message, title="Training failed", severity="error", timeout=10, markup=False)
+        elif isinstance(message, TrainingRunner.Stopped):
+            self.notify(
+                f"Stopped after {message.merges_done:,} merges; nothing was saved.",
+                title="Training stopped",
+                markup=False,
+            )
+        self._training_changed()
+
+    def _keep_trained(self, message: TrainingRunner.Finished) -> None:
+        """Hand a finished run's tokenizer (built in the worker) to the session, and offer to save it."""
+        index = self.session.add_tokenizer(message.loaded)
+        self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
+        model = message.model
+        self.notify(
+            f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now.",
+            title="Training finished",
+            markup=False,
+        )
+        if self.training.offer_save:
+            self.save_trained()
+
+    @on(CorpusScreen.TrainingRequested)
+    async def _training_requested(self, message: CorpusScreen.TrainingRequested) -> None:
+        self.start_training(message.spec)
         await self.switch_mode("dashboard")
-        dashboard = self.screen_stack[0]
-        assert isinstance(dashboard, DashboardScreen)
-        dashboard.start(spec, offer_save=offer_save)
-        if not switch and current != "dashboard":
-            await self.switch_mode(current)
+
+    @on(DashboardScreen.StopRequested)
+    def _stop_requested(self) -> None:
+        self.runner.stop()
+
+    @on(DashboardScreen.RestartRequested)
+    def _restart_requested(self) -> None:
+        if self.training.spec is not None and not self.training.running:
+            self.start_training(self.training.spec)
+
+    @on(DashboardScreen.SaveRequested)
+    def _save_requested(self) -> None:
+        self.save_trained()
+
+    def on_unmount(self) -> None:
+        self.runner.stop()
+
+    # -- saving -------------------------------------------------------------------------------------------
+
+    def save_trained(self) -> None:
+        """Ask where to save the last trained tokenizer, then save it atomically in a thread."""
+        trained = self.training.trained
+        if trained is None:
+            return
+        default = default_save_path(trained.spec, trained.loaded.model, self.services.corpus_root)
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                self.notify("Not saved; press ctrl+s on the dashboard to save it later.", markup=False)
+            else:
+                self._save(trained, path)
+
+        self.push_screen(
+            PathDialog("Save the tokenizer as (bpe-tui JSON)", str(default), "Save", must_exist=False), chosen
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="save")
+    def _save(self, trained: TrainedTokenizer, path: Path) -> None:
+        from core.formats import save_tokenizer
+
+        try:
+            save_tokenizer(trained.loaded.model, path, format="bpe-tui")
+        except (BPEError, OSError) as error:
+            self.post_message(self.SaveFailed(path, str(error)))
+        else:
+            self.post_message(self.Saved(trained, path))
+
+    @on(Saved)
+    def _saved(self, message: Saved) -> None:
+        index = message.trained.session_index
+        tokenizers = self.session.tokenizers
+        if index < len(tokenizers) and tokenizers[index] is message.trained.loaded:
+            self.session.replace_tokenizer(index, message.trained.loaded.with_source(message.path))
+        self.notify(f"Saved to {message.path}", title="Tokenizer saved", markup=False)
+
+    @on(SaveFailed)
+    def _save_failed(self, message: SaveFailed) -> None:
+        self.notify(
+            f"{message.path}: {message.reason}", title="Could not save", severity="error", timeout=10, markup=False
+        )
 
     # -- session --------------------------------------------------------------------------------------------
 
     def _session_changed(self, reason: str) -> None:
-        # Called on the UI thread by Session. The current screen hears at once; the others on resume.
-        self.post_message(SessionChanged(reason))
-        self.screen.post_message(SessionChanged(reason))
-
-    def on_session_changed(self, message: SessionChanged) -> None:
+        # Called by Session on the UI thread: the app's one listener. Each pane built so far hears once,
+        # whether it is on screen or not; one built later reads the session when it mounts.
         loaded = self.session.active_tokenizer()
         self.sub_title = f"active: {loaded.name}" if loaded is not None else ""
+        for screen in self._panes.values():
+            screen.post_message(SessionChanged(reason))
 
     # -- loading tokenizer files ------------------------------------------------------------------------
 
@@ -240,8 +361,6 @@ class BpeTuiApp(App[None]):
             self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
 
     def action_open_tokenizer(self) -> None:
-        from bpe_tui.screens.path_dialog import PathDialog
-
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.load_tokenizer_file(path)
@@ -253,8 +372,6 @@ class BpeTuiApp(App[None]):
     # -- help -------------------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from bpe_tui.screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

@@ -6,10 +6,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from core.train.memory import RSSProbe
 
 from bpe_tui.training_process import TrainingProcess, TrainingSource, TrainingSpec
+
+
+class Probe(Protocol):
+    """What training needs from an RSS probe (``core.train.memory.RSSProbe`` or a frozen one in tests)."""
+
+    peak: int
+
+    def sample(self) -> int: ...
+
+
+SourceFactory = Callable[[TrainingSpec], TrainingSource]
+ProbeFactory = Callable[[int | None], Probe]
 
 
 def _default_probe(pid: int | None) -> RSSProbe:
@@ -29,7 +42,7 @@ class Services:
     """
 
     clock: Callable[[], float] = time.monotonic
-    probe_factory: Callable[[int | None], object] = _default_probe
-    source_factory: Callable[[TrainingSpec], TrainingSource] = TrainingProcess
+    probe_factory: ProbeFactory = _default_probe
+    source_factory: SourceFactory = TrainingProcess
     corpus_root: Path = field(default_factory=Path.cwd)
     post_interval: float = 0.1

@@ -1,9 +1,9 @@
 """App state shared by every pane: the loaded tokenizers, the active one, the corpus and the samples.
 
 Plain Python with no Textual imports, so it can be built and checked in tests without an app. The app
-owns one ``Session``; panes read it through ``self.app.session`` and refresh when they receive
-``bpe_tui.messages.SessionChanged`` (posted by the app whenever ``Session`` reports a change) or when
-they are resumed.
+owns one ``Session`` and hands it to each pane's constructor; panes refresh when they receive
+``bpe_tui.messages.SessionChanged``, which the app posts to each of them once whenever ``Session``
+reports a change.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ class LoadedTokenizer:
 class Session:
     """App state shared by all panes. Mutated only on the UI thread.
 
-    Every mutating method calls the listeners registered with ``subscribe`` afterwards; the app
-    registers one that posts ``SessionChanged``, so panes never poll.
+    Every mutating method calls the listeners registered with ``subscribe`` afterwards; the app is the
+    one listener, and posts ``SessionChanged`` to each pane, so panes never poll.
 
     Attributes:
         tokenizers: every tokenizer loaded or trained this session, oldest first.
@@ -152,3 +152,8 @@ class Session:
                         continue
             self._sample_cache = texts
         return dict(self._sample_cache)
+
+    def measure_texts(self) -> tuple[tuple[str, str], ...]:
+        """The samples whose bytes/token a training run re-measures as it goes: English and Japanese."""
+        texts = self.sample_texts()
+        return tuple((name, texts[name]) for name in ("english", "japanese") if texts.get(name))

@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import token_body
 from bpe_tui.text import display_part, hex_bytes
-from bpe_tui.session import LoadedTokenizer
+from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from core.analysis.compare import TextStats, text_stats
@@ -72,6 +72,9 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
 
 class BoundariesScreen(Screen):
     """Shows how the active tokenizer cuts a text: boundaries, ids on demand, split characters, EN vs JA."""
+
+    AUTO_FOCUS = "#boundaries-tokens"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the input."""
 
     DEFAULT_CSS = """
     BoundariesScreen {
@@ -124,8 +127,9 @@ class BoundariesScreen(Screen):
     side_by_side: reactive[bool] = reactive(False)
     """Show the English and Japanese samples next to each other instead of the main view."""
 
-    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self._session = session
         self._loaded: LoadedTokenizer | None = None
         self._typing_timer: Timer | None = None
         self._last_sample = "english"
@@ -148,10 +152,6 @@ class BoundariesScreen(Screen):
         self.query_one("#boundaries-en-tokens").border_title = "english"
         self.query_one("#boundaries-ja-tokens").border_title = "japanese"
         self._sync_tokenizer(force=True)
-        self.query_one("#boundaries-tokens", TokenView).focus()
-
-    def on_screen_resume(self) -> None:
-        self._sync_tokenizer()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_tokenizer()
@@ -159,11 +159,11 @@ class BoundariesScreen(Screen):
     # -- state -----------------------------------------------------------------------------------------
 
     def _samples(self) -> dict[str, str]:
-        return self.app.session.sample_texts()  # type: ignore[attr-defined]
+        return self._session.sample_texts()
 
     def _sync_tokenizer(self, force: bool = False) -> None:
         """Re-encode everything if the active tokenizer is not the one on screen."""
-        loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+        loaded = self._session.active_tokenizer()
         if loaded is self._loaded and not force:
             return
         self._loaded = loaded

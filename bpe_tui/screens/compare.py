@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.text import display_part, escape_token
-from bpe_tui.session import LoadedTokenizer
+from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
@@ -85,6 +85,9 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
 class CompareScreen(Screen):
     """Runs the chosen tokenizers over one sample and shows where and how much they differ."""
 
+    AUTO_FOCUS = "#compare-scroll"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not reach the list."""
+
     DEFAULT_CSS = """
     CompareScreen {
         #compare-body { height: 1fr; }
@@ -121,8 +124,9 @@ class CompareScreen(Screen):
     sample: reactive[str] = reactive(DEFAULT_SAMPLE)
     """The bundled sample all tokenizers are run on."""
 
-    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self._session = session
         self._known: tuple[int, ...] = ()
         self._chosen: list[int] = []
         self._wanted: tuple[tuple[int, ...], str] | None = None
@@ -144,10 +148,6 @@ class CompareScreen(Screen):
         pick.border_title = "tokenizers"
         pick.border_subtitle = "space: use"
         self._sync_session()
-        self.query_one("#compare-scroll").focus()
-
-    def on_screen_resume(self) -> None:
-        self._sync_session()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_session()
@@ -155,7 +155,7 @@ class CompareScreen(Screen):
     # -- choosing --------------------------------------------------------------------------------------
 
     def _session_tokenizers(self) -> list[LoadedTokenizer]:
-        return list(self.app.session.tokenizers)  # type: ignore[attr-defined]
+        return list(self._session.tokenizers)
 
     def _sync_session(self) -> None:
         """Rebuild the list when tokenizers came or went, keeping the choice (or choosing two to start)."""
@@ -179,7 +179,7 @@ class CompareScreen(Screen):
 
     def _default_choice(self, count: int) -> list[int]:
         """The active tokenizer and the newest other one."""
-        active = self.app.session.active  # type: ignore[attr-defined]
+        active = self._session.active
         if count == 0:
             return []
         first = active if active is not None else count - 1
@@ -200,7 +200,7 @@ class CompareScreen(Screen):
 
     def _request(self) -> None:
         """Start a comparison for the current choice and sample, unless it is the one already shown."""
-        samples = self.app.session.sample_texts()  # type: ignore[attr-defined]
+        samples = self._session.sample_texts()
         if samples and self.sample not in samples:
             self.sample = next(iter(samples))  # the watcher comes back here
             return
@@ -264,7 +264,7 @@ class CompareScreen(Screen):
     # -- actions ---------------------------------------------------------------------------------------
 
     def action_next_sample(self) -> None:
-        names = list(self.app.session.sample_texts())  # type: ignore[attr-defined]
+        names = list(self._session.sample_texts())
         if not names:
             self.notify("No bundled samples were found.", severity="warning")
             return

@@ -20,6 +20,7 @@ from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
 from core.errors import CorpusError
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle, TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from bpe_tui.widgets.training_form import TrainingForm
@@ -52,6 +53,12 @@ class CorpusScreen(Screen):
     ]
 
     @dataclass
+    class TrainingRequested(Message):
+        """The user asked to train ``spec`` on the chosen file (ctrl+t or the form's button); the app runs it."""
+
+        spec: TrainingSpec
+
+    @dataclass
     class PreviewRead(Message):
         """The start of ``path``, already made safe for display."""
 
@@ -71,16 +78,21 @@ class CorpusScreen(Screen):
         path: Path
         reason: str
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session, *, corpus_root: Path) -> None:
+        """Args:
+        session: the app's session; the chosen file is kept in ``session.corpus_path``.
+        corpus_root: where the directory tree starts (``w`` goes back there).
+        """
         super().__init__()
+        self._session = session
+        self._corpus_root = corpus_root
         self._shown: tuple[Path, tuple[str, ...]] | None = None
-        """The file and special tokens last scanned, so resuming the pane does not rescan."""
+        """The file and special tokens last scanned, so a session change that keeps them does not rescan."""
 
     def compose(self) -> ComposeResult:
-        root = self.app.services.corpus_root  # type: ignore[attr-defined]
         yield Header()
         with Horizontal(id="corpus-body"):
-            yield CorpusTree(root, id="tree")
+            yield CorpusTree(self._corpus_root, id="tree")
             with Vertical(id="corpus-right"):
                 with VerticalScroll(id="preview-box"):
                     yield Static("", id="preview", markup=False)
@@ -90,12 +102,9 @@ class CorpusScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#preview-box").border_title = "Preview"
-        session = self.app.session  # type: ignore[attr-defined]
+        session = self._session
         if session.corpus_path is None and session.sample_path("english") is not None:
             session.set_corpus(session.sample_path("english"))
-        self._show_corpus()
-
-    def on_screen_resume(self) -> None:
         self._show_corpus()
 
     def on_session_changed(self, message: SessionChanged) -> None:
@@ -109,15 +118,15 @@ class CorpusScreen(Screen):
         entry = event.node.data
         path = getattr(entry, "path", None)
         if isinstance(path, Path) and _is_file(path):
-            self.app.session.set_corpus(path)  # type: ignore[attr-defined]
+            self._session.set_corpus(path)
 
     @on(DirectoryTree.FileSelected, "#tree")
     def _selected(self, event: DirectoryTree.FileSelected) -> None:
-        self.app.session.set_corpus(event.path)  # type: ignore[attr-defined]
+        self._session.set_corpus(event.path)
         self.query_one("#vocab").focus()
 
     def _show_corpus(self) -> None:
-        path = self.app.session.corpus_path  # type: ignore[attr-defined]
+        path = self._session.corpus_path
         if path is None:
             self.query_one("#preview", Static).update("Highlight a file in the tree (s shows the samples).")
             self.query_one(CorpusStatsView).show_message("No corpus chosen yet.")
@@ -148,11 +157,11 @@ class CorpusScreen(Screen):
             self.post_message(self.ScanFailed(path, error.strerror or str(error)))
 
     def on_corpus_screen_preview_read(self, message: PreviewRead) -> None:
-        if message.path == self.app.session.corpus_path:  # type: ignore[attr-defined]
+        if message.path == self._session.corpus_path:
             self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
 
     def on_corpus_screen_stats_scanned(self, message: StatsScanned) -> None:
-        if message.stats.path == self.app.session.corpus_path:  # type: ignore[attr-defined]
+        if message.stats.path == self._session.corpus_path:
             self.query_one(CorpusStatsView).show_stats(message.stats)
 
     def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
@@ -162,7 +171,7 @@ class CorpusScreen(Screen):
     # -- actions ------------------------------------------------------------------------------------------------
 
     def action_show_samples(self) -> None:
-        samples = self.app.session.samples_dir  # type: ignore[attr-defined]
+        samples = self._session.samples_dir
         if samples is None:
             self.notify("The bundled samples were not found.", severity="warning", markup=False)
             return
@@ -172,7 +181,7 @@ class CorpusScreen(Screen):
 
     def action_show_workdir(self) -> None:
         tree = self.query_one(CorpusTree)
-        tree.path = self.app.services.corpus_root  # type: ignore[attr-defined]
+        tree.path = self._corpus_root
         tree.focus()
 
     def action_focus_tree(self) -> None:
@@ -182,10 +191,10 @@ class CorpusScreen(Screen):
         self.query_one(TrainingForm).submit()
 
     @on(TrainingForm.TrainRequested)
-    async def _train(self, message: TrainingForm.TrainRequested) -> None:
+    def _train(self, message: TrainingForm.TrainRequested) -> None:
         from core.train.reading import check_corpus_path
 
-        path = self.app.session.corpus_path  # type: ignore[attr-defined]
+        path = self._session.corpus_path
         if path is None:
             self.notify("Choose a corpus file in the tree first.", severity="error", markup=False)
             return
@@ -202,6 +211,6 @@ class CorpusScreen(Screen):
             workers=settings.workers,
             min_frequency=settings.min_frequency,
             label=path.name,
-            measure_texts=self.app.measure_texts(),  # type: ignore[attr-defined]
+            measure_texts=self._session.measure_texts(),
         )
-        await self.app.start_training(spec)  # type: ignore[attr-defined]
+        self.post_message(self.TrainingRequested(spec))

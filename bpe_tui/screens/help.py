@@ -16,6 +16,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from bpe_tui.panes import PANES
+
 
 @dataclass(frozen=True)
 class KeyHelp:
@@ -53,7 +55,6 @@ def bindings_of(node_class: type[DOMNode], *, stop_at: type[DOMNode] | None = No
 
 def help_sections(app: App) -> list[tuple[str, list[KeyHelp]]]:
     """(section title, lines) for the app's global keys and each pane's keys, in pane order."""
-    from bpe_tui.app import PANES, BpeTuiApp
 
     def lines(bindings: Iterable[Binding]) -> list[KeyHelp]:
         out: list[KeyHelp] = []
@@ -63,16 +64,12 @@ def help_sections(app: App) -> list[tuple[str, list[KeyHelp]]]:
         return out
 
     # The app's own keys, then the ones every screen inherits from Textual (focus cycling, copy).
-    everywhere = lines(bindings_of(BpeTuiApp) + bindings_of(Screen))
+    everywhere = lines(bindings_of(type(app)) + bindings_of(Screen))
     if app.ENABLE_COMMAND_PALETTE:
         everywhere.append(KeyHelp(app.get_key_display(Binding(app.COMMAND_PALETTE_BINDING, "")), "Command palette"))
     sections = [("Everywhere", everywhere)]
     for pane in PANES:
-        try:
-            screen_class = pane.screen_class()
-        except Exception:  # noqa: BLE001 - a pane that cannot load has no keys to list
-            continue
-        pane_lines = lines(bindings_of(screen_class, stop_at=Screen))
+        pane_lines = lines(bindings_of(pane.screen, stop_at=Screen))
         if pane_lines:
             sections.append((f"{pane.key}  {pane.title}", pane_lines))
     return sections

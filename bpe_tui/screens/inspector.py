@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.text import escape_token
-from bpe_tui.session import LoadedTokenizer
+from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
@@ -69,6 +69,9 @@ def longest_content(rows: list[tuple[int, bytes]]) -> Content:
 
 class InspectorScreen(Screen):
     """Everything about the active tokenizer, and how any of its tokens was built."""
+
+    AUTO_FOCUS = "#vocab-table"
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the search."""
 
     DEFAULT_CSS = """
     InspectorScreen {
@@ -119,8 +122,9 @@ class InspectorScreen(Screen):
 
         reason: str
 
-    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self._session = session
         self._loaded: LoadedTokenizer | None = None
         self._rows: list[VocabRow] = []
         self._index: MergeIndex | None = None
@@ -144,16 +148,12 @@ class InspectorScreen(Screen):
         self.query_one("#longest-tokens").border_title = "longest tokens"
         self.query_one("#vocab-table").border_title = "vocabulary"
         self._sync_tokenizer(force=True)
-        self.query_one(VocabTable).focus()
-
-    def on_screen_resume(self) -> None:
-        self._sync_tokenizer()
 
     def on_session_changed(self, message: SessionChanged) -> None:
         self._sync_tokenizer()
 
     def _sync_tokenizer(self, force: bool = False) -> None:
-        loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+        loaded = self._session.active_tokenizer()
         if loaded is self._loaded and not force:
             return
         self._loaded = loaded

@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import tokens_content
+from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
 from bpe_tui.text import escape_token
 
@@ -98,8 +99,9 @@ class StepperScreen(Screen):
         source: str
         reason: str
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
+        self._session = session
         self.source = "toy"
         """Which of ``SOURCES`` the steps come from."""
         self.k = 0
@@ -127,10 +129,6 @@ class StepperScreen(Screen):
         self._timer = self.set_interval(PLAY_SECONDS, self._tick, pause=True)
         self._compute()
 
-    def on_screen_resume(self) -> None:
-        if self.source == "tokenizer":
-            self._sync_replay()
-
     def on_session_changed(self, message: SessionChanged) -> None:
         if self.source == "tokenizer" and message.reason in ("added", "active", "replaced"):
             self._sync_replay()
@@ -143,7 +141,7 @@ class StepperScreen(Screen):
         return self._playing
 
     def _texts(self) -> dict[str, str]:
-        return self.app.session.sample_texts()  # type: ignore[attr-defined]
+        return self._session.sample_texts()
 
     def text_name(self) -> str:
         """The sample whose sentence is segmented: the live corpus's own unless ``t`` chose another."""
@@ -172,7 +170,7 @@ class StepperScreen(Screen):
         return steps
 
     def _sync_replay(self, *, compute: bool = True) -> None:
-        loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+        loaded = self._session.active_tokenizer()
         model = loaded.model if loaded is not None else None
         if model is None:
             self._replay = None
@@ -278,7 +276,7 @@ class StepperScreen(Screen):
 
     def _source_label(self) -> str:
         if self.source == "tokenizer":
-            loaded = self.app.session.active_tokenizer()  # type: ignore[attr-defined]
+            loaded = self._session.active_tokenizer()
             return f"replaying {loaded.name if loaded is not None else '—'}"
         return f"live training on the {self.source} sample"
 

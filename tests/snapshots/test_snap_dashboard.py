@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 
+from bpe_tui.app import BpeTuiApp
 from bpe_tui.training_process import TrainingSpec
 from bpe_tui.widgets.merge_table import MergeTable
 from tests.ui.app_harness import SAMPLES, SIZE, make_app, ready
@@ -28,7 +29,9 @@ def _no_timed_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def finished_run(pilot: Pilot) -> None:
     await ready(pilot)
-    await pilot.app.start_training(RECORDED_SPEC, offer_save=False)  # type: ignore[attr-defined]
+    app = pilot.app
+    assert isinstance(app, BpeTuiApp)
+    app.start_training(RECORDED_SPEC, offer_save=False)
     await ready(pilot)
 
 

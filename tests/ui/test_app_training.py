@@ -12,10 +12,11 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.services import Services
-from bpe_tui.widgets.training_runner import TrainingRunner
+from bpe_tui.training_runner import TrainingRunner
 from core.formats import load_tokenizer
 from tests.ui.app_harness import SAMPLES, SIZE, FrozenProbe, make_app, make_session, settle
 
@@ -80,7 +81,7 @@ async def test_train_on_a_sample_then_save(tmp_path: Path) -> None:
         assert isinstance(app.screen, PathDialog)
         assert app.screen.query_one(Input).value == str(tmp_path / "english-320.json")
         await pilot.press("enter")
-        await wait_for(pilot, seen, DashboardScreen.Saved)
+        await wait_for(pilot, seen, BpeTuiApp.Saved)
         saved = tmp_path / "english-320.json"
         assert load_tokenizer(saved).merges == model.merges
         assert app.session.active_tokenizer().source == saved
@@ -110,10 +111,9 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await train(pilot, 30000, workers=2)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
-        dashboard = app.screen
         ended = [m for m in seen if isinstance(m, TrainingRunner.Ended)]
-        assert isinstance(dashboard, DashboardScreen) and dashboard.running, ended
-        pid = dashboard.runner.pid
+        assert isinstance(app.screen, DashboardScreen) and app.training.running, ended
+        pid = app.runner.pid
         assert pid is not None
         family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
         started = time.monotonic()
@@ -123,15 +123,20 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
         assert not [m for m in seen if isinstance(m, TrainingRunner.Finished)]
         for process in family:
             assert not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
-        assert not dashboard.running and stopped[0].spec.corpus_path == corpus
+        assert not app.training.running and stopped[0].spec.corpus_path == corpus
+        assert app.runner.pid is None  # an ended run is never signalled again
         assert set(tmp_path.iterdir()) == before  # nothing saved, nothing partial
         assert app.session.tokenizers == []
         # "Run again" is offered once the run has stopped, and starts a fresh run.
+        seen.clear()
         await pilot.press("r")
-        await wait_for(pilot, seen, TrainingRunner.Progressed)
-        assert dashboard.running
+        await pilot.pause()
+        assert app.training.run == stopped[0].run + 1 and app.training.running
+        progressed = await wait_for(pilot, seen, TrainingRunner.Progressed)
+        assert progressed[0].run == app.training.run
         await pilot.press("s")
-        await wait_for(pilot, seen, TrainingRunner.Stopped, timeout=10)
+        stopped_again = await wait_for(pilot, seen, TrainingRunner.Stopped, timeout=10)
+        assert stopped_again[0].run == app.training.run and not app.training.running
 
 
 async def test_bad_settings_are_reported_not_run(tmp_path: Path) -> None:
@@ -165,7 +170,7 @@ async def test_quitting_mid_run_leaves_no_process_behind(tmp_path: Path) -> None
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await train(pilot, 30000)
         await wait_for(pilot, seen, TrainingRunner.Progressed)
-        pid = app.screen.runner.pid  # type: ignore[attr-defined]
+        pid = app.runner.pid
         family = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
         await pilot.press("ctrl+q")
     gone, alive = psutil.wait_procs(family, timeout=5)

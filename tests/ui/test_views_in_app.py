@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from textual import events
+from textual.widgets import Input, SelectionList
+
 from bpe_tui.messages import SessionChanged
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
@@ -48,3 +51,19 @@ async def test_changing_the_active_tokenizer_reaches_the_panes() -> None:
         await settle(pilot)
         tokens = app.screen.query_one("#boundaries-tokens", TokenView).tokens
         assert tokens and max(span.id for span in tokens) < 500
+
+
+async def test_opening_a_pane_never_focuses_its_input_first() -> None:
+    # Focusing the token view or table in on_mount was too late: the screen first focused its first
+    # focusable widget, the text input, and pane keys pressed while it opened were typed into it.
+    seen: list[object] = []
+    app = make_app(session=session_with(english_500(), bilingual_800()), start_mode="corpus")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        seen.clear()
+        for key, wanted in (("4", "#boundaries-tokens"), ("5", "#vocab-table"), ("6", "#compare-scroll")):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.screen.focused is app.screen.query_one(wanted)
+        focused = [message.widget for message in seen if isinstance(message, events.DescendantFocus)]
+        assert focused and not [widget for widget in focused if isinstance(widget, (Input, SelectionList))]

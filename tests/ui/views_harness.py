@@ -52,16 +52,16 @@ def session_with(*tokenizers: LoadedTokenizer, active: int | None = None) -> Ses
 
 
 class ViewsApp(App[None]):
-    """Pushes one screen over ``session``; ``self.session`` is what the screens read."""
+    """Pushes one screen built over ``session`` (the screen class, or any callable taking the session)."""
 
-    def __init__(self, screen: Callable[[], Screen], session: Session) -> None:
+    def __init__(self, screen: Callable[[Session], Screen], session: Session) -> None:
         super().__init__()
         self.session = session
         self._make_screen = screen
 
     async def on_mount(self) -> None:
         self.theme = THEME
-        await self.push_screen(self._make_screen())
+        await self.push_screen(self._make_screen(self.session))
         for field in self.screen.query(Input):
             field.cursor_blink = False
 

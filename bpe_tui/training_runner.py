@@ -1,0 +1,244 @@
+"""The training runner the app owns: starts one run at a time and turns its events into throttled messages.
+
+``TrainingRunner.follow`` is a generator the app's thread worker iterates, posting each message it yields
+to the app; it never touches a widget. What it yields is throttled (``post_interval``, always the first and
+the last) because a fast run makes thousands of merges a second and the UI needs about ten updates a
+second. Merges are never dropped, they are sent in batches; only progress messages replace each other in
+a busy queue. When a run finishes, its ``Tokenizer`` is built here, in the worker's thread, so the UI
+thread only has to hand it to the session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from core.model import BPEModel
+from core.train.events import MergeMade, PhaseProgress, TrainingFinished
+from core.train.memory import RSSProbe
+
+from bpe_tui.services import ProbeFactory, SourceFactory
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.training_process import (
+    SamplesMeasured,
+    Throttle,
+    TrainingFailed,
+    TrainingProcess,
+    TrainingSource,
+    TrainingSpec,
+)
+
+
+def trained_name(spec: TrainingSpec, model: BPEModel) -> str:
+    """What a tokenizer trained in the app is called in lists: ``"trained: english.txt 1000"``."""
+    return f"trained: {spec.label or model.name} {model.vocab_size}"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One started run: its number, what it trains, and the source its events come from."""
+
+    number: int
+    spec: TrainingSpec
+    source: TrainingSource
+
+
+class TrainingRunner:
+    """Runs one training at a time and reports on it with the messages below.
+
+    ``start`` and ``stop`` are called on the UI thread; ``follow`` runs in a thread worker and only
+    yields messages.
+    """
+
+    @dataclass
+    class RunMessage(Message):
+        """Base of every message here; ``run`` numbers the runner's runs, so a handler can drop messages
+        from a run that was replaced while they were queued."""
+
+        run: int
+
+    @dataclass
+    class Started(RunMessage):
+        """A run began."""
+
+        spec: TrainingSpec
+
+    @dataclass
+    class Progressed(RunMessage):
+        """Where the run is; a newer one replaces an unhandled older one."""
+
+        phase: str
+        done: int
+        total: int
+        merges_done: int
+        elapsed: float
+        phase_elapsed: float
+        rss: int
+        peak_rss: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, TrainingRunner.Progressed) and message.run == self.run
+
+    @dataclass
+    class MergesReceived(RunMessage):
+        """Merges made since the last batch, in rank order."""
+
+        merges: tuple[MergeMade, ...]
+
+    @dataclass
+    class SamplesMeasured(RunMessage):
+        """Bytes/token of the samples re-measured with the tokenizer so far."""
+
+        measured: SamplesMeasured
+
+    @dataclass
+    class Ended(RunMessage):
+        """Base of the three ways a run ends."""
+
+        spec: TrainingSpec
+
+    @dataclass
+    class Finished(Ended):
+        """The run completed; ``loaded`` holds the trained model and the ``Tokenizer`` already built from it."""
+
+        loaded: LoadedTokenizer
+        reason: str
+        elapsed: float
+
+        @property
+        def model(self) -> BPEModel:
+            """The trained tokenizer as data."""
+            return self.loaded.model
+
+    @dataclass
+    class Failed(Ended):
+        """The run stopped on an error (one line, for a notification)."""
+
+        message: str
+
+    @dataclass
+    class Stopped(Ended):
+        """The run was cancelled by the user; nothing was kept."""
+
+        merges_done: int
+
+    def __init__(
+        self,
+        *,
+        source_factory: SourceFactory | None = None,
+        probe_factory: ProbeFactory | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        post_interval: float = 0.1,
+    ) -> None:
+        self._source_factory: SourceFactory = source_factory or TrainingProcess
+        self._probe_factory: ProbeFactory = probe_factory or (lambda pid: RSSProbe(pid))
+        self._clock = clock
+        self._post_interval = post_interval
+        self._current: Run | None = None
+        self._count = 0
+
+    @property
+    def pid(self) -> int | None:
+        """The training process's id while a run is in progress."""
+        return self._current.source.pid if self._current is not None else None
+
+    def start(self, spec: TrainingSpec) -> Run:
+        """Stop any run in progress and prepare one for ``spec``; the caller's worker then ``follow``s it."""
+        self.stop()
+        self._count += 1
+        self._current = Run(self._count, spec, self._source_factory(spec))
+        return self._current
+
+    def stop(self) -> None:
+        """Cancel the run in progress, if any; ``follow`` then yields ``Stopped``."""
+        if self._current is not None:
+            self._current.source.cancel()
+
+    def ended(self, run: int) -> None:
+        """Forget run ``run`` once its ``Ended`` message has arrived, so ``stop`` no longer cancels it.
+
+        Called on the UI thread: a process that has ended must not be signalled again, its id may be reused.
+        """
+        if self._current is not None and self._current.number == run:
+            self._current = None
+
+    def follow(self, run: Run, cancelled: Callable[[], bool]) -> Iterator[RunMessage]:
+        """Start ``run``'s source and yield throttled messages until it ends; the last one is an ``Ended``.
+
+        ``cancelled`` is polled between batches (the worker's ``is_cancelled``): the source is then
+        cancelled and the run ends with ``Stopped``.
+        """
+        number, spec, source = run.number, run.spec, run.source
+        clock = self._clock
+        throttle = Throttle(self._post_interval, clock)
+        started = clock()
+        try:
+            source.start()
+        except Exception as error:  # noqa: BLE001 - e.g. no more processes: report, never crash
+            yield self.Failed(number, spec, f"could not start training: {error}")
+            return
+        probe = self._probe_factory(source.pid)
+        yield self.Started(number, spec)
+        phase, done, total = "reading", 0, 0
+        phase_started = started
+        pending: list[MergeMade] = []
+        merges_done = 0
+        outcome: TrainingRunner.Ended | None = None
+        dirty = True
+        rss = 0
+
+        def flush() -> Iterator[TrainingRunner.RunMessage]:
+            nonlocal pending, dirty, rss
+            if pending:
+                yield self.MergesReceived(number, tuple(pending))
+                pending = []
+            now = clock()
+            # A process that has just exited reads as 0: keep showing its last size instead.
+            rss = probe.sample() or rss
+            yield self.Progressed(
+                number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak
+            )
+            dirty = False
+
+        while True:
+            if cancelled():
+                source.cancel()
+                break
+            batch = source.poll(0.05)
+            if batch is None:
+                break
+            for event in batch:
+                if isinstance(event, MergeMade):
+                    pending.append(event)
+                    merges_done = event.rank + 1
+                    done += 1
+                elif isinstance(event, PhaseProgress):
+                    if event.phase != phase:
+                        phase, phase_started = event.phase, clock()
+                    done, total = event.done, event.total
+                elif isinstance(event, SamplesMeasured):
+                    yield self.SamplesMeasured(number, event)
+                elif isinstance(event, TrainingFinished):
+                    outcome = self._finished(number, spec, event, clock() - started)
+                elif isinstance(event, TrainingFailed):
+                    outcome = self.Failed(number, spec, event.message)
+                dirty = True
+            if dirty and throttle.ready():
+                yield from flush()
+        yield from flush()
+        yield outcome if outcome is not None else self.Stopped(number, spec, merges_done)
+
+    def _finished(
+        self, number: int, spec: TrainingSpec, event: TrainingFinished, elapsed: float
+    ) -> TrainingRunner.Ended:
+        """``Finished`` with the ``Tokenizer`` built, here in the worker: it takes a tenth of a second for a
+        50k vocabulary, which the UI thread would spend frozen."""
+        try:
+            loaded = LoadedTokenizer.from_model(event.model, name=trained_name(spec, event.model))
+        except Exception as error:  # noqa: BLE001 - reported like any other failed run
+            reason = f"could not build the trained tokenizer: {type(error).__name__}: {error}"
+            return self.Failed(number, spec, reason)
+        return self.Finished(number, spec, loaded, event.reason, elapsed)

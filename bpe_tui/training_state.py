@@ -1,0 +1,80 @@
+"""What the app knows of training: the current run as reported so far, and the last tokenizer a run made.
+
+The app owns one ``TrainingState`` and changes it on the UI thread as the runner's messages arrive, then
+posts ``TrainingChanged`` to the dashboard. The dashboard is handed the state when it is built and draws
+it, catching up on whatever happened before it existed (the start-up run may end behind another pane).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.train.events import MergeMade
+
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.training_process import SamplesMeasured, TrainingSpec
+from bpe_tui.training_runner import TrainingRunner
+
+
+@dataclass(frozen=True)
+class TrainedTokenizer:
+    """A tokenizer a run made: what the run was asked for, the tokenizer, and its place in the session."""
+
+    spec: TrainingSpec
+    loaded: LoadedTokenizer
+    session_index: int
+
+
+@dataclass
+class TrainingState:
+    """The current run as the app has heard of it. Changed only by the app, on the UI thread."""
+
+    run: int = 0
+    """The current run's number (the runner's), 0 before any run."""
+
+    spec: TrainingSpec | None = None
+    """What the current run trains; ``None`` before any run."""
+
+    offer_save: bool = False
+    """Whether the app asks where to save when the current run finishes (not for the start-up run)."""
+
+    running: bool = False
+    """Started and not yet finished, failed or stopped."""
+
+    progress: TrainingRunner.Progressed | None = None
+    """The latest progress report of the current run."""
+
+    merges: list[MergeMade] = field(default_factory=list)
+    """Every merge the current run has reported, in rank order."""
+
+    measured: SamplesMeasured | None = None
+    """The latest bytes/token of the samples, ``None`` until the run has measured them."""
+
+    outcome: TrainingRunner.Ended | None = None
+    """How the current run ended, ``None`` while it runs."""
+
+    trained: TrainedTokenizer | None = None
+    """The last tokenizer a run finished, kept while a newer run goes on: what ctrl+s saves."""
+
+    def begin(self, run: int, spec: TrainingSpec, *, offer_save: bool) -> None:
+        """Forget the previous run's reports (not its tokenizer) and follow run ``run``."""
+        self.run = run
+        self.spec = spec
+        self.offer_save = offer_save
+        self.running = True
+        self.progress = None
+        self.merges = []
+        self.measured = None
+        self.outcome = None
+
+    def record(self, message: TrainingRunner.RunMessage) -> None:
+        """Take in one of the current run's messages (the caller drops those of older runs)."""
+        if isinstance(message, TrainingRunner.Progressed):
+            self.progress = message
+        elif isinstance(message, TrainingRunner.MergesReceived):
+            self.merges.extend(message.merges)
+        elif isinstance(message, TrainingRunner.SamplesMeasured):
+            self.measured = message.measured
+        elif isinstance(message, TrainingRunner.Ended):
+            self.outcome = message
+            self.running = False
