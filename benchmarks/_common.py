@@ -43,10 +43,15 @@ if str(BENCH_DIR) not in sys.path:  # benchmarks/ is not a package; its helpers 
     sys.path.insert(0, str(BENCH_DIR))
 
 import _process_tree as process_tree  # noqa: E402
+import shared_data  # noqa: E402
+
 REPO = BENCH_DIR.parent
-DATA = REPO.parent / "shared" / "data"
+DATA = shared_data.data_dir()
+"""The shared data (``$BPE_TUI_SHARED/data``, else ``../shared/data``): see :mod:`shared_data`."""
 CORPORA = DATA / "corpora"
-CS336 = DATA / "cs336"
+GPT2_VOCAB = REPO / "samples" / "gpt2" / "vocab.json"
+GPT2_MERGES = REPO / "samples" / "gpt2" / "merges.txt"
+"""GPT-2's files, bundled with the repository (``samples/gpt2``)."""
 RESULTS = BENCH_DIR / "results"
 
 SPECIAL = "<|endoftext|>"
@@ -307,12 +312,13 @@ def parser(description: str, *, default_runs: int = 3) -> argparse.ArgumentParse
 
 
 def require_data(*paths: Path) -> None:
-    """Exit with status 2 and a clear message when ``../shared/data`` (or a given file) is missing."""
-    missing = [p for p in (DATA, *paths) if not p.exists()]
+    """Exit with status 2 when any of ``paths`` (shared data or files given) is missing, naming each one."""
+    missing = [p for p in paths if not p.exists()]
     if missing:
-        print(f"benchmark data not found: {missing[0]}\n"
-              f"The benchmarks read the corpora in {DATA} (../shared/data beside the repository); "
-              "put the data there, or check the path given.", file=sys.stderr)
+        for path in missing:
+            print(f"benchmark data not found: {path}", file=sys.stderr)
+        print(f"The benchmarks read their corpora from {DATA}: {shared_data.HOW_TO_GET}. "
+              "Files named on the command line must exist.", file=sys.stderr)
         raise SystemExit(2)
 
 

@@ -1,8 +1,8 @@
 """Encoding benchmark: MB/s of bpe-tui (cold and warm), tiktoken and Hugging Face with GPT-2's vocabulary.
 
-Every encoder is built offline from ``../shared/data/cs336/gpt2_vocab.json`` + ``gpt2_merges.txt`` (never
-``tiktoken.get_encoding``) with ``<|endoftext|>`` as a special token, and runs in its own child process, one
-thread, on the whole text in one call:
+Every encoder is built offline from GPT-2's ``vocab.json`` + ``merges.txt`` bundled in ``samples/gpt2/``
+(never ``tiktoken.get_encoding``) with ``<|endoftext|>`` as a special token, and runs in its own child
+process, one thread, on the whole text in one call:
 
 * ``bpe-tui cold``: the first ``encode`` of a freshly built ``Tokenizer`` (empty pre-token cache);
   ``bpe-tui warm``: a second ``encode`` of the same text on the same tokenizer;
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-pathological", action="store_true", help="skip the 1 MB single-character inputs")
     p.add_argument("--pathological-bytes", type=int, default=1_000_000, help="size of each pathological input")
     args = p.parse_args(argv)
-    vocab_json, merges_txt = c.CS336 / "gpt2_vocab.json", c.CS336 / "gpt2_merges.txt"
+    vocab_json, merges_txt = c.GPT2_VOCAB, c.GPT2_MERGES
     texts = ["tinystories_2M.txt", "ja_aozora.txt"]
     c.require_data(vocab_json, merges_txt, *(c.CORPORA / t for t in texts), *args.corpora)
     cases_in: list[tuple[str, dict[str, Any]]] = [(t, {"path": str(c.CORPORA / t)}) for t in texts]

@@ -1,6 +1,6 @@
 """Export benchmark: corpus -> ``.npy`` token ids with ``core.export.run``, one worker vs all cores.
 
-Each run is a child process that builds the GPT-2 tokenizer (from ``../shared/data/cs336/``, with
+Each run is a child process that builds the GPT-2 tokenizer (from ``samples/gpt2/``, with
 ``<|endoftext|>``; not timed), then times ``core.export.run.export_corpus`` on the corpus with a fresh
 tokenizer (cold cache). One-worker and all-core runs alternate; the speed-up is the median of the
 per-round ratios. The ``.npy`` files are checked with numpy (when installed) and must hold the same ids
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--copies", type=int, default=COPIES,
                    help=f"also export this many copies of tinystories_2M joined (default {COPIES}; 0: skip)")
     args = p.parse_args(argv)
-    vocab_json, merges_txt = c.CS336 / "gpt2_vocab.json", c.CS336 / "gpt2_merges.txt"
+    vocab_json, merges_txt = c.GPT2_VOCAB, c.GPT2_MERGES
     paths = [c.CORPORA / name for name in CORPORA] + list(args.corpora)
     c.require_data(vocab_json, merges_txt, *paths)
     runs = 1 if args.quick else args.runs

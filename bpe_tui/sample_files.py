@@ -7,6 +7,10 @@ from pathlib import Path
 SAMPLE_NAMES = ("english", "japanese", "mixed")
 """The prose samples used for bytes-per-token figures, in display order (``toy.txt`` is for tests)."""
 
+TOKENIZER_FOLDERS = ("gpt2",)
+"""Folders of the samples that hold tokenizer files, not corpora: ``gpt2/`` has GPT-2's ``vocab.json`` and
+``merges.txt``, bundled for the tests that compare with tiktoken. The corpus pane does not list them."""
+
 _CANDIDATES = (Path(__file__).resolve().parent.parent / "samples", Path(__file__).resolve().parent / "_samples")
 
 
@@ -33,3 +37,14 @@ def sample_paths() -> dict[str, Path]:
     if folder is None:
         return {}
     return {name: folder / f"{name}.txt" for name in SAMPLE_NAMES if (folder / f"{name}.txt").is_file()}
+
+
+def not_corpora(folder: Path | None) -> frozenset[Path]:
+    """The paths in the samples ``folder`` that are not corpora (see :data:`TOKENIZER_FOLDERS`).
+
+    >>> sorted(p.as_posix() for p in not_corpora(Path("samples"))), not_corpora(None)
+    (['samples/gpt2'], frozenset())
+    """
+    if folder is None:
+        return frozenset()
+    return frozenset(folder / name for name in TOKENIZER_FOLDERS)

@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the bundled samples and to ../shared/data, which tests skip without."""
+"""Shared fixtures: the bundled samples, and the shared CS336 reference data that tests skip without."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+from tests.data_paths import SAMPLES, shared_path
 
 
 @pytest.fixture
@@ -18,7 +16,7 @@ def samples_dir() -> Path:
 
 @pytest.fixture
 def shared_data() -> Path:
-    """The ../shared/data folder; tests using it skip when it is absent (e.g. a clone on its own)."""
-    if not (SHARED_DATA / "cs336").is_dir():
-        pytest.skip(f"reference data not found at {SHARED_DATA} (expected ../shared/data beside the repo)")
-    return SHARED_DATA
+    """The shared ``data/`` folder, for tests of the CS336 reference files in ``data/cs336``: they skip,
+    naming the missing folder, when it is absent (a clone on its own). GPT-2's files are bundled instead:
+    see :mod:`tests.data_paths`."""
+    return shared_path("cs336").parent

@@ -105,9 +105,14 @@ def test_save_writes_json_with_the_machine(common, tmp_path, monkeypatch):
 
 
 def test_missing_data_exits_with_status_2(common, tmp_path, capsys):
+    # Passes with the shared data or without it: the shared corpus asked for never exists.
+    common.require_data(tmp_path, common.GPT2_VOCAB, common.GPT2_MERGES)  # all there: no exit
     with pytest.raises(SystemExit) as exit_info:
-        common.require_data(tmp_path / "absent.txt")
-    assert exit_info.value.code == 2 and "absent.txt" in capsys.readouterr().err
+        common.require_data(tmp_path, common.CORPORA / "no-such-corpus.txt", tmp_path / "absent.txt")
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert f"not found: {common.CORPORA / 'no-such-corpus.txt'}" in err and f"not found: {tmp_path / 'absent.txt'}" in err
+    assert f"not found: {tmp_path}\n" not in err and "BPE_TUI_SHARED" in err
 
 
 def test_train_benchmark(corpus, capsys):

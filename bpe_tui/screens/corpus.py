@@ -20,6 +20,7 @@ from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
 from core.errors import CorpusError
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle, TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
@@ -36,10 +37,15 @@ def _is_file(path: Path) -> bool:
 
 
 class CorpusTree(DirectoryTree):
-    """A directory tree without hidden files (a corpus is rarely in ``.git``)."""
+    """A directory tree without hidden files (a corpus is rarely in ``.git``) and without the given paths."""
+
+    def __init__(self, path: Path, *, hidden: frozenset[Path] = frozenset(), id: str | None = None) -> None:
+        super().__init__(path, id=id)
+        self.hidden = hidden
+        """Paths never listed: the samples' tokenizer folder, which a user would otherwise pick as a corpus."""
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [path for path in paths if not path.name.startswith(".")]
+        return [path for path in paths if not path.name.startswith(".") and path not in self.hidden]
 
 
 class CorpusScreen(Screen):
@@ -92,7 +98,7 @@ class CorpusScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="corpus-body"):
-            yield CorpusTree(self._corpus_root, id="tree")
+            yield CorpusTree(self._corpus_root, hidden=not_corpora(self._session.samples_dir), id="tree")
             with Vertical(id="corpus-right"):
                 with VerticalScroll(id="preview-box"):
                     yield Static("", id="preview", markup=False)

@@ -99,8 +99,8 @@ class Tokenizer:
 
         Raises ``TokenizerFileError`` naming the file and line for a missing, corrupt or inconsistent file.
 
-        >>> Tokenizer.from_files("../shared/data/cs336/gpt2_vocab.json",
-        ...                      "../shared/data/cs336/gpt2_merges.txt").encode("Hello world")  # doctest: +SKIP
+        >>> Tokenizer.from_files("samples/gpt2/vocab.json",
+        ...                      "samples/gpt2/merges.txt").encode("Hello world")  # doctest: +SKIP
         [15496, 995]
         """
         from core.formats.gpt2_files import read_gpt2_files

@@ -151,3 +151,22 @@ async def test_open_dialog_explains_an_impossible_path(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is dialog and app.is_running
+
+
+async def test_the_samples_tree_lists_the_corpora_but_not_the_gpt2_tokenizer() -> None:
+    from bpe_tui.screens.corpus import CorpusTree
+    from tests.ui.app_harness import tree_loaded
+
+    app = make_app(session=make_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await tree_loaded(pilot)
+        await pilot.press("s")
+        tree = app.screen.query_one(CorpusTree)
+        for _ in range(200):  # the tree lists its new root in its own worker
+            names = {child.data.path.name for child in tree.root.children if child.data is not None}
+            if tree.path == SAMPLES and "english.txt" in names and not tree.loading:
+                break
+            await pilot.pause(0.02)
+        assert (SAMPLES / "gpt2" / "vocab.json").is_file()  # the folder is there, and not listed
+        assert {"english.txt", "japanese.txt", "mixed.txt", "toy.txt"} <= names and "gpt2" not in names

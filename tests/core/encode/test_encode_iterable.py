@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.encode.tokenizer import Tokenizer
@@ -54,10 +54,10 @@ def test_one_character_chunks_equal_encode(text) -> None:
         assert list(tok.encode_iterable(iter(text))) == tok.encode(text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(text=texts, cuts=st.lists(st.integers(0, 200), max_size=12))
-def test_any_chunking_equals_encode_gpt2(shared_data, text, cuts) -> None:
-    with streaming(gpt2_tokenizer(shared_data), 1) as tok:
+def test_any_chunking_equals_encode_gpt2(text, cuts) -> None:
+    with streaming(gpt2_tokenizer(), 1) as tok:
         assert list(tok.encode_iterable(chunked(text, cuts))) == tok.encode(text)
 
 
@@ -91,9 +91,9 @@ def test_a_piece_longer_than_the_block_still_encodes_whole() -> None:
         assert list(tok.encode_iterable(text[i : i + 10] for i in range(0, len(text), 10))) == tok.encode(text)
 
 
-def test_file_lines_and_random_chunks_of_real_text(shared_data) -> None:
-    tok = gpt2_tokenizer(shared_data)
-    text = corpus_slice(shared_data, "tinystories_2M.txt", 60_000) + corpus_slice(shared_data, "ja_aozora.txt", 60_000)
+def test_file_lines_and_random_chunks_of_real_text() -> None:
+    tok = gpt2_tokenizer()
+    text = corpus_slice("tinystories_2M.txt", 60_000) + corpus_slice("ja_aozora.txt", 60_000)
     expected = tok.encode(text)
     assert list(tok.encode_iterable(io.StringIO(text))) == expected
     rng = random.Random(7)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.encode.spans import TokenSpan, token_spans
@@ -35,8 +35,8 @@ def check_spans(text: str, spans: list[TokenSpan]) -> None:
     assert position == len(data)
 
 
-def test_japanese_with_gpt2_splits_characters(shared_data) -> None:
-    tok = gpt2_tokenizer(shared_data)
+def test_japanese_with_gpt2_splits_characters() -> None:
+    tok = gpt2_tokenizer()
     spans = token_spans(tok, JAPANESE)
     check_spans(JAPANESE, spans)
     split = [span for span in spans if span.splits_char]
@@ -49,9 +49,9 @@ def test_japanese_with_gpt2_splits_characters(shared_data) -> None:
     assert b"".join(span.token for span in covering).decode("utf-8").find(JAPANESE[char]) >= 0
 
 
-def test_ascii_spans_have_equal_byte_and_char_offsets(shared_data) -> None:
+def test_ascii_spans_have_equal_byte_and_char_offsets() -> None:
     text = "Hello world, it's fine.\n"
-    spans = gpt2_tokenizer(shared_data).encode_with_spans(text)
+    spans = gpt2_tokenizer().encode_with_spans(text)
     check_spans(text, spans)
     assert all(s.byte_start == s.char_start and s.byte_end == s.char_end and not s.splits_char for s in spans)
     assert [s.id for s in spans[:2]] == [15496, 995] and spans[1].token == b" world"
@@ -85,10 +85,10 @@ def test_span_is_frozen() -> None:
         span.id = 3  # type: ignore[misc]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None)
 @given(text=st.text())
-def test_spans_rebuild_any_text_gpt2(shared_data, text) -> None:
-    check_spans(text, token_spans(gpt2_tokenizer(shared_data), text))
+def test_spans_rebuild_any_text_gpt2(text) -> None:
+    check_spans(text, token_spans(gpt2_tokenizer(), text))
 
 
 @settings(max_examples=200, deadline=None)

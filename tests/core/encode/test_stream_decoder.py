@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.encode.stream_decoder import StreamDecoder
@@ -14,8 +14,8 @@ TEXTS = ["吾輩は猫である。名前はまだ無い。", "I 🙂 Python 🐍
 
 
 @pytest.mark.parametrize("text", TEXTS)
-def test_feeding_gpt2_ids_one_at_a_time_gives_the_text(shared_data, text) -> None:
-    tok = gpt2_tokenizer(shared_data)
+def test_feeding_gpt2_ids_one_at_a_time_gives_the_text(text) -> None:
+    tok = gpt2_tokenizer()
     ids = tok.encode(text)
     data = text.encode("utf-8")
     decoder = StreamDecoder(tok)
@@ -72,9 +72,9 @@ def test_stream_equals_decode_even_for_invalid_utf8(ids) -> None:
     assert "".join(decoder.feed(i) for i in ids) + decoder.flush() == tok.decode(ids)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None)
 @given(text=st.text())
-def test_stream_round_trips_any_text(shared_data, text) -> None:
-    tok = gpt2_tokenizer(shared_data)
+def test_stream_round_trips_any_text(text) -> None:
+    tok = gpt2_tokenizer()
     decoder = StreamDecoder(tok)
     assert decoder.feed_many(tok.encode(text)) + decoder.flush() == text

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.encode.tokenizer import Tokenizer
 from tests.core.encode.tokenizer_cases import EOT, corpus_slice, gpt2_tokenizer, tiktoken_gpt2
+from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 
 CASES = {
     "english": "The quick brown fox jumps over the lazy dog. It's 3:15pm, isn't it? I'd've said 1,234.56!",
@@ -28,13 +27,13 @@ CASES = {
 
 
 @pytest.fixture
-def gpt2(shared_data: Path) -> Tokenizer:
-    return gpt2_tokenizer(shared_data)
+def gpt2() -> Tokenizer:
+    return gpt2_tokenizer()
 
 
 @pytest.fixture
-def reference(shared_data: Path):
-    return tiktoken_gpt2(shared_data)
+def reference():
+    return tiktoken_gpt2()
 
 
 def test_hello_world(gpt2) -> None:
@@ -54,12 +53,10 @@ def test_equal_to_tiktoken(gpt2, reference, name) -> None:
     ("corpus", "start"),
     [("tinystories_2M.txt", 0), ("tinyshakespeare.txt", 200_000), ("ja_aozora.txt", 0), ("ja_aozora.txt", 700_000)],
 )
-def test_equal_to_tiktoken_on_corpus_slices(shared_data, reference, corpus, start) -> None:
+def test_equal_to_tiktoken_on_corpus_slices(reference, corpus, start) -> None:
     # A fresh tokenizer each time, so the cold paths (cache misses, seam repairs) are what is compared.
-    text = corpus_slice(shared_data, corpus, 300_000 if corpus.startswith("tiny") else 150_000, start)
-    tokenizer = Tokenizer.from_files(
-        shared_data / "cs336" / "gpt2_vocab.json", shared_data / "cs336" / "gpt2_merges.txt", [EOT]
-    )
+    text = corpus_slice(corpus, 300_000 if corpus.startswith("tiny") else 150_000, start)
+    tokenizer = Tokenizer.from_files(GPT2_VOCAB, GPT2_MERGES, [EOT])
     assert tokenizer.encode(text) == reference.encode(text, allowed_special="all")
 
 
@@ -72,16 +69,15 @@ def test_equal_to_tiktoken_on_long_runs(gpt2, reference, text) -> None:
     assert gpt2.encode(text) == reference.encode(text)
 
 
-def test_without_special_tokens_endoftext_is_plain_text(shared_data, reference) -> None:
-    plain = gpt2_tokenizer(shared_data, special=False)
+def test_without_special_tokens_endoftext_is_plain_text(reference) -> None:
+    plain = gpt2_tokenizer(special=False)
     text = f"a{EOT}b"
     assert plain.encode(text) == reference.encode_ordinary(text)
     assert 50256 not in plain.encode(text)
 
 
-def test_missing_special_token_is_appended(shared_data) -> None:
-    cs336 = shared_data / "cs336"
-    tok = Tokenizer.from_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt", [EOT, "<|im_start|>"])
+def test_missing_special_token_is_appended() -> None:
+    tok = Tokenizer.from_files(GPT2_VOCAB, GPT2_MERGES, [EOT, "<|im_start|>"])
     assert tok.special_token_ids == {EOT: 50256, "<|im_start|>": 50257}
     assert tok.encode("<|im_start|>Hello world") == [50257, 15496, 995]
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 
 from core.formats.byte_alphabet import decode_bytes
 from core.reference import merge_word
 from core.pretokenize.patterns import GPT2_PATTERN, pretokenize
 from core.encode.tokenizer import Tokenizer
+from tests.data_paths import GPT2_MERGES, GPT2_VOCAB, shared_path
 
 EOT = "<|endoftext|>"
 
@@ -99,29 +99,29 @@ def random_merges(choices: list[tuple[int, int]], alphabet: str) -> list[tuple[b
     return merges
 
 
-# --- GPT-2 from ../shared/data -----------------------------------------------------------------
+# --- GPT-2 from samples/gpt2, real text from the shared data -------------------------------------
 
 
 @cache
-def gpt2_tokenizer(data_dir: Path, special: bool = True) -> Tokenizer:
-    cs336 = data_dir / "cs336"
-    return Tokenizer.from_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt", [EOT] if special else None)
+def gpt2_tokenizer(special: bool = True) -> Tokenizer:
+    """GPT-2's tokenizer from the bundled files (cached: building it takes a moment)."""
+    return Tokenizer.from_files(GPT2_VOCAB, GPT2_MERGES, [EOT] if special else None)
 
 
 @cache
-def tiktoken_gpt2(data_dir: Path):  # -> tiktoken.Encoding
+def tiktoken_gpt2():  # -> tiktoken.Encoding
     """tiktoken's GPT-2 encoding built offline from the same files (never ``tiktoken.get_encoding``)."""
     import tiktoken
 
-    spelled = json.loads((data_dir / "cs336" / "gpt2_vocab.json").read_text(encoding="utf-8"))
+    spelled = json.loads(GPT2_VOCAB.read_text(encoding="utf-8"))
     ranks = {decode_bytes(token): rank for token, rank in spelled.items() if token != EOT}
     return tiktoken.Encoding(
         name="gpt2-offline", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={EOT: spelled[EOT]}
     )
 
 
-def corpus_slice(data_dir: Path, name: str, size: int, start: int = 0) -> str:
-    """About ``size`` characters of a shared corpus, from ``start``."""
-    with open(data_dir / "corpora" / name, encoding="utf-8") as handle:
+def corpus_slice(name: str, size: int, start: int = 0) -> str:
+    """About ``size`` characters of a shared corpus, from ``start``; skips the test when the corpus is missing."""
+    with open(shared_path("corpora", name), encoding="utf-8") as handle:
         text = handle.read(start + size)
     return text[start:]

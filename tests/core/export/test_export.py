@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from tests.core.export.export_cases import ADVERSARIAL, export_ids
 from tests.core.formats.format_cases import SPECIAL, encoder, gpt2_model, small_model, train_small
+from tests.data_paths import shared_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -122,8 +123,8 @@ def test_chunks_end_at_the_earliest_safe_cut_however_far_the_search_reads(
         assert end == expected
 
 
-def test_gpt2_samples_workers_identical(tmp_path: Path, shared_data: Path, samples_dir: Path) -> None:
-    model = gpt2_model(shared_data)
+def test_gpt2_samples_workers_identical(tmp_path: Path, samples_dir: Path) -> None:
+    model = gpt2_model()
     corpus = tmp_path / "corpus.txt"
     text = "".join((samples_dir / f"{n}.txt").read_text(encoding="utf-8") for n in ("english", "japanese", "mixed"))
     corpus.write_text(text, encoding="utf-8", newline="")
@@ -135,11 +136,11 @@ def test_gpt2_samples_workers_identical(tmp_path: Path, shared_data: Path, sampl
 
 
 @pytest.mark.slow
-def test_tinystories_slice_matches_tiktoken(tmp_path: Path, shared_data: Path) -> None:
+def test_tinystories_slice_matches_tiktoken(tmp_path: Path) -> None:
     from tests.core.formats.format_cases import tiktoken_encoding
 
-    model = gpt2_model(shared_data)
-    data = (shared_data / "corpora" / "tinystories_2M.txt").read_bytes()[: 300_000]
+    data = shared_path("corpora", "tinystories_2M.txt").read_bytes()[: 300_000]
+    model = gpt2_model()
     text = data.decode("utf-8", errors="ignore")
     corpus = tmp_path / "stories.txt"
     corpus.write_text(text, encoding="utf-8", newline="")

@@ -1,19 +1,19 @@
 """Shared material for the format, fingerprint and export tests: small tokenizers, tricky texts, references.
 
-The small tokenizers are trained here, in memory, so every format test runs without ``../shared``; the
-GPT-2 one comes from ``../shared/data/cs336`` and is cached because loading it takes a moment.
+The small tokenizers are trained here, in memory; the GPT-2 one comes from the files bundled in
+``samples/gpt2`` and is cached because loading it takes a moment. None of them needs the shared data.
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from core.train.events import TrainingFinished
 from core.formats import load_tokenizer
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.train.run import TrainingRun
+from tests.data_paths import GPT2_DIR
 
 SPECIAL = "<|endoftext|>"
 
@@ -60,8 +60,9 @@ def small_model() -> BPEModel:
 
 
 @functools.cache
-def gpt2_model(shared_data: Path) -> BPEModel:
-    return load_tokenizer(shared_data / "cs336" / "gpt2_vocab.json")
+def gpt2_model() -> BPEModel:
+    """GPT-2's tokenizer, loaded from the folder holding its ``vocab.json`` + ``merges.txt``."""
+    return load_tokenizer(GPT2_DIR)
 
 
 def tiktoken_encoding(ranks: dict[bytes, int], special_tokens: dict[str, int], pattern: str = GPT2_PATTERN):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.core.formats.format_cases import SPECIAL, TEXTS, encoder, gpt2_model, small_model, tiktoken_encoding, train_small
+from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 
 from core.fingerprint import fingerprint
 from core.formats import load_tokenizer, save_tokenizer
@@ -69,23 +70,23 @@ def test_tiktoken_reads_our_small_tokenizer(tmp_path: Path, samples_dir: Path) -
     check_tiktoken(small_model(), tmp_path, sample_texts(samples_dir))
 
 
-def test_hf_reads_our_gpt2(tmp_path: Path, shared_data: Path, samples_dir: Path) -> None:
-    check_hf(gpt2_model(shared_data), tmp_path, sample_texts(samples_dir))
+def test_hf_reads_our_gpt2(tmp_path: Path, samples_dir: Path) -> None:
+    check_hf(gpt2_model(), tmp_path, sample_texts(samples_dir))
 
 
-def test_tiktoken_reads_our_gpt2(tmp_path: Path, shared_data: Path, samples_dir: Path) -> None:
-    model = gpt2_model(shared_data)
+def test_tiktoken_reads_our_gpt2(tmp_path: Path, samples_dir: Path) -> None:
+    model = gpt2_model()
     check_tiktoken(model, tmp_path, sample_texts(samples_dir))
     ranks = tiktoken_load.load_tiktoken_bpe(str(tmp_path / "ranks.tiktoken"))
     enc = tiktoken_encoding(ranks, {SPECIAL: 50256})
     assert enc.encode("Hello world") == [15496, 995]
 
 
-def test_rank_file_from_tiktoken_ranks_loads_with_the_same_merges(tmp_path: Path, shared_data: Path) -> None:
+def test_rank_file_from_tiktoken_ranks_loads_with_the_same_merges(tmp_path: Path) -> None:
     """A rank file written outside bpe-tui (here from GPT-2's vocab, tiktoken's layout) rebuilds GPT-2's merges."""
     import base64
 
-    model = gpt2_model(shared_data)
+    model = gpt2_model()
     ordered = [(rank, token) for rank, token in sorted(model.vocab.items()) if rank != 50256]
     lines = [f"{base64.b64encode(token).decode()} {rank}" for rank, token in ordered]
     path = tmp_path / "gpt2.tiktoken"
@@ -94,12 +95,11 @@ def test_rank_file_from_tiktoken_ranks_loads_with_the_same_merges(tmp_path: Path
     assert loaded.merges == model.merges
 
 
-def test_we_read_what_hf_writes(tmp_path: Path, shared_data: Path) -> None:
+def test_we_read_what_hf_writes(tmp_path: Path) -> None:
     """A tokenizer.json written by the library itself (``[a, b]`` merges, plain ByteLevel) loads exactly."""
     from tokenizers import decoders, models, pre_tokenizers
 
-    folder = shared_data / "cs336"
-    bpe = models.BPE.from_file(str(folder / "gpt2_vocab.json"), str(folder / "gpt2_merges.txt"))
+    bpe = models.BPE.from_file(str(GPT2_VOCAB), str(GPT2_MERGES))
     reference = tokenizers.Tokenizer(bpe)
     reference.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     reference.decoder = decoders.ByteLevel()
@@ -110,7 +110,7 @@ def test_we_read_what_hf_writes(tmp_path: Path, shared_data: Path) -> None:
     assert isinstance(data["model"]["merges"][0], list)
     loaded = load_tokenizer(path)
     assert loaded.pattern == GPT2_PATTERN and loaded.special_tokens == [SPECIAL]
-    assert fingerprint(loaded) == fingerprint(gpt2_model(shared_data))
+    assert fingerprint(loaded) == fingerprint(gpt2_model())
     ours = encoder(loaded)
     for text in TEXTS:
         assert ours.encode(text) == reference.encode(text, add_special_tokens=False).ids, text

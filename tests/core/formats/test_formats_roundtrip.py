@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tests.core.formats.format_cases import SPECIAL, TEXTS, encoder, gpt2_model, small_model, train_small
+from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 
 from core.formats.byte_alphabet import encode_bytes
 from core.fingerprint import fingerprint
@@ -78,29 +79,28 @@ def test_model_without_merges_or_specials(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_gpt2_round_trip(tmp_path: Path, shared_data: Path, fmt: str) -> None:
-    model = gpt2_model(shared_data)
+def test_gpt2_round_trip(tmp_path: Path, fmt: str) -> None:
+    model = gpt2_model()
     loaded = round_trip(model, tmp_path, fmt)
     assert loaded.merges == model.merges
     assert_same_encoding(model, loaded, ordinary=fmt == "tiktoken")
 
 
-def test_gpt2_reference_files_load_with_their_special_token(shared_data: Path) -> None:
-    model = gpt2_model(shared_data)
+def test_gpt2_reference_files_load_with_their_special_token() -> None:
+    model = gpt2_model()
     assert (len(model.vocab), len(model.merges), model.special_tokens) == (50257, 50000, [SPECIAL])
     assert model.vocab[50256] == SPECIAL.encode() and model.name == "gpt2"
-    assert detect_format(shared_data / "cs336" / "gpt2_merges.txt") == "gpt2"
-    from_merges = load_tokenizer(shared_data / "cs336" / "gpt2_merges.txt")  # finds gpt2_vocab.json beside it
+    assert detect_format(GPT2_MERGES) == detect_format(GPT2_VOCAB) == "gpt2"
+    from_merges = load_tokenizer(GPT2_MERGES)  # finds vocab.json beside it
     assert fingerprint(from_merges) == fingerprint(model)
 
 
-def test_gpt2_loads_like_from_files(shared_data: Path) -> None:
+def test_gpt2_loads_like_from_files() -> None:
     """The loader and ``Tokenizer.from_files`` read vocab.json + merges.txt to the same tokenizer."""
     from core.encode.tokenizer import Tokenizer
 
-    folder = shared_data / "cs336"
-    theirs = Tokenizer.from_files(folder / "gpt2_vocab.json", folder / "gpt2_merges.txt", [SPECIAL])
-    ours = encoder(gpt2_model(shared_data))
+    theirs = Tokenizer.from_files(GPT2_VOCAB, GPT2_MERGES, [SPECIAL])
+    ours = encoder(gpt2_model())
     for text in TEXTS:
         assert ours.encode(text) == theirs.encode(text), text
 

@@ -10,6 +10,7 @@ import pytest
 from core.errors import TokenizerFileError
 from core.formats.gpt2_files import read_gpt2_files, read_merges_txt, read_vocab_json
 from core.encode.tokenizer import Tokenizer
+from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 
 BASIC_VOCAB = {"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġab": 4}
 
@@ -35,9 +36,8 @@ def test_reads_a_small_pair(tmp_path) -> None:
     assert merges == [(b"a", b"b"), (b" ", b"ab")]
 
 
-def test_reads_gpt2_release(shared_data) -> None:
-    cs336 = shared_data / "cs336"
-    vocab, merges = read_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
+def test_reads_gpt2_release() -> None:
+    vocab, merges = read_gpt2_files(GPT2_VOCAB, GPT2_MERGES)
     assert len(vocab) == 50257 and len(merges) == 50000
     assert vocab[50256] == b"<|endoftext|>" and vocab[220] == b" " and merges[0] == (b" ", b"t")
 

@@ -19,6 +19,7 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.data_paths import shared_path
 
 import core.train.reading
 from core import reference
@@ -295,9 +296,9 @@ def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_tinyshakespeare_one_and_two_workers(shared_data: Path) -> None:
+def test_tinyshakespeare_one_and_two_workers() -> None:
     # No special token occurs in the file, so every cut is a whitespace cut even though one is declared.
-    path = shared_data / "corpora" / "tinyshakespeare.txt"
+    path = shared_path("corpora", "tinyshakespeare.txt")
     assert path.stat().st_size >= PARALLEL_MIN_BYTES
     one = train_bpe(path, 1000, [SPECIAL], workers=1)
     two = train_bpe(path, 1000, [SPECIAL], workers=2)
