@@ -1,4 +1,4 @@
-"""``bpe-tui train`` warns, in one line, about ``<|name|>`` markers not given with ``--special-token``, and trains on."""
+"""``bpe-tui train`` warns in one line about ``<|name|>`` markers not given with ``--special-token``, then trains."""
 
 from __future__ import annotations
 
