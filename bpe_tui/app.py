@@ -265,12 +265,16 @@ class BpeTuiApp(App[None]):
             markup=False,
         )
         if self.training.offer_save:
-            self.save_trained()
+            # Once the toast above is drawn: a dialog pushed first leaves this screen's toasts a step behind
+            # the dialog's, and an earlier toast (a warning as the run began) then peeks out from under them.
+            self.call_after_refresh(self.save_trained)
 
     @on(CorpusScreen.TrainingRequested)
     async def _training_requested(self, message: CorpusScreen.TrainingRequested) -> None:
         self.start_training(message.spec)
         await self.switch_mode("dashboard")
+        if message.warning is not None:
+            self.notify(message.warning, title="Markers trained as text", severity="warning", timeout=10, markup=False)
 
     @on(DashboardScreen.StopRequested)
     def _stop_requested(self) -> None:

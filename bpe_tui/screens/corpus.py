@@ -57,6 +57,8 @@ class CorpusScreen(Screen):
         """The user asked to train ``spec`` on the chosen file (ctrl+t or the form's button); the app runs it."""
 
         spec: TrainingSpec
+        warning: str | None = None
+        """What the user should know as the run starts (markers left out of the special tokens), or ``None``."""
 
     @dataclass
     class PreviewRead(Message):
@@ -210,18 +212,15 @@ class CorpusScreen(Screen):
             self.notify(str(error), title="Cannot train", severity="error", markup=False)
             return
         spec = message.settings.spec(corpus_path=path, label=path.name, measure_texts=self._session.measure_texts())
-        self._warn_of_markers(path, spec.special_tokens)
-        self.post_message(self.TrainingRequested(spec))
+        self.post_message(self.TrainingRequested(spec, self._markers_warning(path, spec.special_tokens)))
 
-    def _warn_of_markers(self, path: Path, special_tokens: tuple[str, ...]) -> None:
-        """Repeat the stats' warning about forgotten markers as a notification: training goes on regardless.
+    def _markers_warning(self, path: Path, special_tokens: tuple[str, ...]) -> str | None:
+        """The stats' warning about forgotten markers, for the app to repeat as the run starts (it goes on regardless).
 
         It is known only once the scan for this file and these special tokens has seen them; a run started
         before that goes without it (the stats line still shows it when the scan gets there).
         """
         stats = self._stats
         if stats is None or self._shown != (path, special_tokens) or not stats.markers:
-            return
-        self.notify(
-            markers_notice(stats).plain, title="Markers trained as text", severity="warning", timeout=10, markup=False
-        )
+            return None
+        return markers_notice(stats).plain
