@@ -9,7 +9,7 @@ changes with ``SessionChanged`` (every pane) and ``TrainingChanged`` (the dashbo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -41,15 +41,22 @@ from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
-
-STARTUP_VOCAB_SIZE = 1000
-"""Vocab size of the tokenizer trained from the samples at start-up: big enough to be interesting, < 1 s."""
+from bpe_tui.widgets.training_form import default_settings
 
 
 def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
     """Where a finished run is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``."""
     stem = spec.corpus_path.stem if spec.corpus_path is not None else "samples"
     return folder / f"{stem}-{model.vocab_size}.json"
+
+
+def startup_text(samples: Mapping[str, str]) -> str:
+    """What the start-up run trains on: the English and the Japanese sample, one after the other.
+
+    >>> startup_text({"english": "a", "japanese": "b", "mixed": "c"})
+    'a\\nb'
+    """
+    return "\n".join(samples.get(name, "") for name in ("english", "japanese"))
 
 
 class PaneCommands(Provider):
@@ -187,16 +194,16 @@ class BpeTuiApp(App[None]):
                 self.start_training(spec, offer_save=False)
 
     def startup_spec(self) -> TrainingSpec | None:
-        """A quick run over the English and Japanese samples, so every pane has a tokenizer at once."""
+        """A quick run over the English and Japanese samples, so every pane has a tokenizer at once.
+
+        Its settings are the corpus form's defaults, ``<|endoftext|>`` among them: the samples separate
+        documents with it, and the first tokenizer a user sees must not merge across it.
+        """
         texts = self.session.sample_texts()
         if not texts.get("english") and not texts.get("japanese"):
             return None
-        return TrainingSpec(
-            vocab_size=STARTUP_VOCAB_SIZE,
-            text="\n".join(texts.get(name, "") for name in ("english", "japanese")),
-            label="samples (english + japanese)",
-            workers=1,
-            measure_texts=self.session.measure_texts(),
+        return default_settings().spec(
+            text=startup_text(texts), label="samples (english + japanese)", measure_texts=self.session.measure_texts()
         )
 
     # -- training -----------------------------------------------------------------------------------------
@@ -258,12 +265,16 @@ class BpeTuiApp(App[None]):
             markup=False,
         )
         if self.training.offer_save:
-            self.save_trained()
+            # Once the toast above is drawn: a dialog pushed first leaves this screen's toasts a step behind
+            # the dialog's, and an earlier toast (a warning as the run began) then peeks out from under them.
+            self.call_after_refresh(self.save_trained)
 
     @on(CorpusScreen.TrainingRequested)
     async def _training_requested(self, message: CorpusScreen.TrainingRequested) -> None:
         self.start_training(message.spec)
         await self.switch_mode("dashboard")
+        if message.warning is not None:
+            self.notify(message.warning, title="Markers trained as text", severity="warning", timeout=10, markup=False)
 
     @on(DashboardScreen.StopRequested)
     def _stop_requested(self) -> None:

@@ -3,8 +3,12 @@
 Token text comes from arbitrary corpora and files, so it is never treated as markup: every piece of
 output is built from plain strings and explicit spans. What a character is shown as (glyph, escape or
 itself) comes from :mod:`bpe_tui.text`, shared with the CLI; this module adds the styles: each token on
-its own background, escapes and glyphs set apart, and a token that starts or ends inside a multi-byte
-UTF-8 character showing those bytes in hex (``e3 81``) rather than a bare U+FFFD.
+its own background, escapes and glyphs set apart, a token that starts or ends inside a multi-byte
+UTF-8 character showing those bytes in hex (``e3 81``) rather than a bare U+FFFD, and a special token
+(``<|endoftext|>``) in a style of its own, so it reads as one marker rather than as text.
+
+Every view that colours tokens picks each token's style with :func:`pick_style`, so the rules (same
+token, same colour; neighbours differ; split and special tokens stand apart) hold in all of them.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ PALETTE: tuple[str, ...] = (
 SPLIT_PALETTE: tuple[str, ...] = ("bold #ffffff on #a11d1d", "bold #ffffff on #b0560e")
 """Backgrounds for tokens that start or end inside a character: warm and loud, so they stand out."""
 
+SPECIAL_PALETTE: tuple[str, ...] = ("bold italic #000000 on #87d7af", "bold italic #000000 on #afafff")
+"""Special tokens: dark italic text on a light background, the reverse of ordinary tokens, in colours no
+other palette or the cursor uses. Two, so that two special tokens in a row still differ."""
+
 GLYPH_STYLE = "#9a9a9a"
 """Foreground of whitespace glyphs, so ``·`` reads as a marker rather than as text."""
 
@@ -53,6 +61,11 @@ class TokenLike(Protocol):
 
     @property
     def token(self) -> bytes: ...
+
+
+def is_special(token: object) -> bool:
+    """Whether a token-like object is a special token (``TokenSpan.is_special``; false for objects without it)."""
+    return bool(getattr(token, "is_special", False))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -94,16 +107,20 @@ def token_body(token: bytes) -> Content:
     return Content.assemble(*body_parts(token), strip_control_codes=False)
 
 
-def pick_style(token_id: int, split: bool, previous: str) -> str:
+def pick_style(token_id: int, split: bool, previous: str, *, special: bool = False) -> str:
     """The background for a token, given its neighbour's: from its id, or the next entry if that repeats.
 
     A token's colour comes from its id, so the same token looks the same wherever it appears. Tokens
-    that split a character draw from ``SPLIT_PALETTE`` instead, under the same rule.
+    that split a character draw from ``SPLIT_PALETTE`` instead, and special tokens from
+    ``SPECIAL_PALETTE``, under the same rule; the palettes share no entry, so a split or special token
+    always differs from its ordinary neighbours.
 
     >>> pick_style(6, False, previous=PALETTE[0]) == PALETTE[1]
     True
+    >>> pick_style(256, False, previous="", special=True) in SPECIAL_PALETTE
+    True
     """
-    palette = SPLIT_PALETTE if split else PALETTE
+    palette = SPECIAL_PALETTE if special else SPLIT_PALETTE if split else PALETTE
     index = token_id % len(palette)
     if palette[index] == previous:
         index = (index + 1) % len(palette)
@@ -113,6 +130,8 @@ def pick_style(token_id: int, split: bool, previous: str) -> str:
 def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
     """The background style of each token in a row, so that no two neighbours share one (see :func:`pick_style`).
 
+    A token with a true ``is_special`` attribute (as ``TokenSpan`` has) is styled as a special token.
+
     >>> from types import SimpleNamespace as T
     >>> styles = token_styles([T(id=0, token=b"a"), T(id=6, token=b"b"), T(id=1, token=b"c")])
     >>> styles == [PALETTE[0], PALETTE[1], PALETTE[2]]
@@ -121,7 +140,7 @@ def token_styles(tokens: Iterable[TokenLike]) -> list[str]:
     styles: list[str] = []
     previous = ""
     for item in tokens:
-        previous = pick_style(item.id, is_split(item.token), previous)
+        previous = pick_style(item.id, is_split(item.token), previous, special=is_special(item))
         styles.append(previous)
     return styles
 

@@ -1,4 +1,4 @@
-"""Plain-text helpers that the CLI and the app share: tokens made safe to show, byte sizes, rates and ETAs.
+"""Plain-text helpers that the CLI and the app share: tokens made safe to show, corpus warnings, sizes, rates, ETAs.
 
 Nothing here imports Textual or rich, so ``bpe-tui train`` can use it without loading either; the app's
 styled rendering (:mod:`bpe_tui.render`) builds on it. Token text comes from arbitrary corpora and
@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.analysis.markers import MarkerCounts
 
 SPACE_GLYPH = "·"
 NEWLINE_GLYPH = "↵"
@@ -201,6 +205,27 @@ def display_part(text: str, limit: int) -> str:
         return text
     cut = text.rfind("\n", 0, limit)
     return text[: cut + 1] if cut > 0 else text[:limit]
+
+
+# ------------------------------------------------------------------------------------------------ corpus
+
+
+def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
+    """What the app and ``bpe-tui train`` say about markers that are not special tokens (the remedy is theirs).
+
+    Marker names are ASCII letters, digits and ``_.:-`` (see :mod:`core.analysis.markers`): safe to show as they are.
+
+    >>> from core.analysis.markers import MarkerCounts
+    >>> unlisted_markers_line(MarkerCounts((("<|im_start|>", 2), ("<|im_end|>", 1)), 3))
+    '3 <|…|> markers are not special tokens (<|im_start|> ×2, <|im_end|> ×1) and will be trained as ordinary text'
+    >>> unlisted_markers_line(MarkerCounts((("<|a|>", 1),), 1))
+    '1 <|…|> marker is not a special token (<|a|> ×1) and will be trained as ordinary text'
+    """
+    names = [f"{name} ×{count:,}" for name, count in markers.counts[:shown]]
+    if len(markers.counts) > shown or markers.more_kinds:
+        names.append(ELLIPSIS)
+    what = "marker is not a special token" if markers.total == 1 else "markers are not special tokens"
+    return f"{markers.total:,} <|…|> {what} ({', '.join(names)}) and will be trained as ordinary text"
 
 
 # ----------------------------------------------------------------------------------- sizes, rates, times

@@ -22,12 +22,15 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import psutil
 
 from core.train.events import MergeMade, TrainingEvent, TrainingFinished
 from core.model import BPEModel
+
+if TYPE_CHECKING:
+    from core.train.run import TrainingRun
 
 BATCH_SECONDS = 0.05
 """The child sends what it has at most this often (and at every phase change and at the end)."""
@@ -120,6 +123,29 @@ def _measured(model: BPEModel, texts: Sequence[tuple[str, str]]) -> list[Samples
         return []
 
 
+def training_run(spec: TrainingSpec) -> TrainingRun:
+    """The core's run for ``spec``, as the training process makes it (tests train specs in-process with it).
+
+    Raises:
+        SettingsError: the spec's settings are invalid.
+        CorpusError: the corpus file cannot be trained on.
+
+    >>> run = training_run(TrainingSpec(vocab_size=258, text="ab ab<|x|>ab", special_tokens=("<|x|>",)))
+    >>> [event.token for event in run.events() if isinstance(event, MergeMade)]
+    [b'ab']
+    """
+    from core.train.run import TrainingRun
+
+    return TrainingRun(
+        spec.corpus_path,
+        spec.vocab_size,
+        spec.special_tokens,
+        text=spec.text,
+        workers=spec.workers,
+        min_frequency=spec.min_frequency,
+    )
+
+
 def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
     """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
     _silence_output()
@@ -130,18 +156,10 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
     except OSError:
         pass
     from core.errors import BPEError
-    from core.train.run import TrainingRun
 
     texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in spec.measure_texts)
     try:
-        run = TrainingRun(
-            spec.corpus_path,
-            spec.vocab_size,
-            spec.special_tokens,
-            text=spec.text,
-            workers=spec.workers,
-            min_frequency=spec.min_frequency,
-        )
+        run = training_run(spec)
         batch: list[SourceEvent] = []
         last_sent = time.monotonic()
         next_measure = last_sent + MEASURE_SECONDS

@@ -21,6 +21,9 @@ from typing import IO, Any, BinaryIO
 
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, write_event
+from bpe_tui.text import unlisted_markers_line
+from core.analysis.corpus_stats import escape_controls
+from core.analysis.markers import count_markers
 from core.errors import SettingsError
 from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
@@ -108,6 +111,7 @@ def train_command(
     assert training.path is not None
     output = args.output if args.output is not None else default_output(training.path, args.vocab_size)
     check_outputs(training.path, output, args.events)
+    warn_unlisted_markers(training.path, args.special_tokens, stream)
 
     if interactive is None:
         interactive = _is_terminal(stream)
@@ -150,6 +154,26 @@ def drive(training: TrainingRun, reporter: Reporter, sink: BinaryIO | None) -> T
         # The run ended without finishing: only cancel() does that, and only Ctrl-C calls it here.
         raise KeyboardInterrupt
     return finished
+
+
+def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[str]) -> None:
+    """Print one warning line if the corpus holds ``<|name|>`` markers not given with ``--special-token``.
+
+    Training goes on: the markers may be meant as text. The scan is one extra pass over the file in
+    bounded memory; if it cannot read the file, it says nothing, and training reports why it cannot.
+    """
+    try:
+        markers = count_markers(corpus, special_tokens)
+    except OSError:
+        return
+    if markers:
+        example = markers.counts[0][0] if markers.counts else "<|endoftext|>"
+        print(
+            f"bpe-tui train: warning: {escape_controls(str(corpus), keep='')}: {unlisted_markers_line(markers)}; "
+            f"to keep each whole, pass it with --special-token (e.g. --special-token '{example}')",
+            file=stream,
+            flush=True,
+        )
 
 
 def default_output(corpus: Path, vocab_size: int) -> Path:

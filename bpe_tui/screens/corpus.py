@@ -23,7 +23,7 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle, TrainingSpec
-from bpe_tui.widgets.corpus_stats import CorpusStatsView
+from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
 from bpe_tui.widgets.training_form import TrainingForm
 
 PREVIEW_BYTES = 4096
@@ -63,6 +63,8 @@ class CorpusScreen(Screen):
         """The user asked to train ``spec`` on the chosen file (ctrl+t or the form's button); the app runs it."""
 
         spec: TrainingSpec
+        warning: str | None = None
+        """What the user should know as the run starts (markers left out of the special tokens), or ``None``."""
 
     @dataclass
     class PreviewRead(Message):
@@ -73,9 +75,11 @@ class CorpusScreen(Screen):
 
     @dataclass
     class StatsScanned(Message):
-        """Stats of the chosen file so far (``stats.complete`` once the scan is done)."""
+        """Stats of the chosen file so far (``stats.complete`` once the scan is done), scanned with
+        ``special_tokens`` (documents and forgotten markers depend on them)."""
 
         stats: CorpusStats
+        special_tokens: tuple[str, ...]
 
     @dataclass
     class ScanFailed(Message):
@@ -94,6 +98,8 @@ class CorpusScreen(Screen):
         self._corpus_root = corpus_root
         self._shown: tuple[Path, tuple[str, ...]] | None = None
         """The file and special tokens last scanned, so a session change that keeps them does not rescan."""
+        self._stats: CorpusStats | None = None
+        """The newest stats of the scan for ``_shown``, ``None`` until the first arrives."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -140,6 +146,7 @@ class CorpusScreen(Screen):
         if self._shown == (path, self.query_one(TrainingForm).special_tokens):
             return
         self._shown = (path, self.query_one(TrainingForm).special_tokens)
+        self._stats = None
         self.query_one("#preview-box").border_title = f"Preview · {path.name}"
         self._scan(path, self.query_one(TrainingForm).special_tokens)
 
@@ -158,7 +165,7 @@ class CorpusScreen(Screen):
                 if worker.is_cancelled:
                     return
                 if stats.complete or throttle.ready():
-                    self.post_message(self.StatsScanned(stats))
+                    self.post_message(self.StatsScanned(stats, special_tokens))
         except OSError as error:
             self.post_message(self.ScanFailed(path, error.strerror or str(error)))
 
@@ -167,7 +174,8 @@ class CorpusScreen(Screen):
             self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
 
     def on_corpus_screen_stats_scanned(self, message: StatsScanned) -> None:
-        if message.stats.path == self._session.corpus_path:
+        if (message.stats.path, message.special_tokens) == self._shown:
+            self._stats = message.stats
             self.query_one(CorpusStatsView).show_stats(message.stats)
 
     def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
@@ -209,14 +217,16 @@ class CorpusScreen(Screen):
         except CorpusError as error:
             self.notify(str(error), title="Cannot train", severity="error", markup=False)
             return
-        settings = message.settings
-        spec = TrainingSpec(
-            vocab_size=settings.vocab_size,
-            corpus_path=path,
-            special_tokens=settings.special_tokens,
-            workers=settings.workers,
-            min_frequency=settings.min_frequency,
-            label=path.name,
-            measure_texts=self._session.measure_texts(),
-        )
-        self.post_message(self.TrainingRequested(spec))
+        spec = message.settings.spec(corpus_path=path, label=path.name, measure_texts=self._session.measure_texts())
+        self.post_message(self.TrainingRequested(spec, self._markers_warning(path, spec.special_tokens)))
+
+    def _markers_warning(self, path: Path, special_tokens: tuple[str, ...]) -> str | None:
+        """The stats' warning about forgotten markers, for the app to repeat as the run starts (it goes on regardless).
+
+        It is known only once the scan for this file and these special tokens has seen them; a run started
+        before that goes without it (the stats line still shows it when the scan gets there).
+        """
+        stats = self._stats
+        if stats is None or self._shown != (path, special_tokens) or not stats.markers:
+            return None
+        return markers_notice(stats).plain

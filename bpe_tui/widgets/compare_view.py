@@ -16,7 +16,7 @@ from textual.content import Content, Span
 from textual.geometry import Size
 from textual.widget import Widget
 
-from bpe_tui.render import pick_style
+from bpe_tui.render import is_special, pick_style
 from bpe_tui.text import escape_token
 from core.analysis.compare import Span as TokenSpan
 
@@ -50,7 +50,8 @@ def align_tokenizations(
 
     Args:
         text: the text all tokenizations are of.
-        tokenizations: per tokenizer, its spans (``byte_start``/``byte_end``, in order).
+        tokenizations: per tokenizer, its spans (``byte_start``/``byte_end``, in order; a span whose
+            ``is_special`` is true is drawn in the special-token style).
         ids: per tokenizer, the token id of each span (colours follow ids, as in the boundaries pane).
         differing: byte offsets where some tokenizers cut and others do not (``BoundaryDiff.differing``).
 
@@ -78,7 +79,8 @@ def align_tokenizations(
             key = (index, split)
             if key != previous_key:
                 token_id = span_ids[index] if index < len(span_ids) else 0
-                previous_style = pick_style(token_id, split, previous_style)
+                special = index < len(spans) and is_special(spans[index])
+                previous_style = pick_style(token_id, split, previous_style, special=special)
                 previous_key = key
             row.append(previous_style)
         styles.append(tuple(row))

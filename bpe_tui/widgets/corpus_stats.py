@@ -1,4 +1,4 @@
-"""The corpus pane's facts about the chosen file: size, lines, documents and the script mix by char and byte."""
+"""The corpus pane's facts about the chosen file: size, lines, documents, the script mix, forgotten markers."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from textual.widgets import Static
 from core.analysis.corpus_stats import SCRIPT_SAMPLE_BYTES, CorpusStats
 from core.analysis.script_mix import SCRIPTS
 
-from bpe_tui.text import format_bytes
+from bpe_tui.text import format_bytes, unlisted_markers_line
 
 BAR_WIDTH = 10
+MARKERS_REMEDY = "add them to the specials field to keep them whole"
+"""What the corpus pane suggests about markers that are not special tokens (the CLI names its option)."""
 
 
 def share_bar(share: float, width: int = BAR_WIDTH) -> str:
@@ -58,7 +60,15 @@ def stats_content(stats: CorpusStats) -> Content:
         notes.append(f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training will refuse it")
     if notes:
         lines.append(Content.styled("; ".join(notes), "$warning"))
+    if stats.markers:
+        lines.append(markers_notice(stats))
     return Content("\n").join(lines)
+
+
+def markers_notice(stats: CorpusStats) -> Content:
+    """The warning about ``<|name|>`` markers that are not special tokens, with counts (so far, while scanning)."""
+    so_far = "" if stats.complete else " so far"
+    return Content.styled(f"{unlisted_markers_line(stats.markers)}{so_far}: {MARKERS_REMEDY}", "$warning")
 
 
 class CorpusStatsView(Static):

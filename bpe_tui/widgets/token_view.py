@@ -7,7 +7,7 @@ thousands of tokens costs a few lines of work, not a re-wrap of the whole text.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -194,12 +194,23 @@ class TokenView(ScrollView, can_focus=True):
             self.cursor = index % len(self._tokens)
 
     def action_line(self, step: int) -> None:
-        """Move the cursor to the first token starting on the next (or previous) display line."""
+        """Move the cursor to the first token starting on the next display line, or to the token at the start
+        of the previous one.
+
+        Going down, a token that only continues onto the next line (a wrapped run of hex bytes) is passed
+        over: taking it would leave the cursor where it was, and the key would seem dead.
+        """
         if self.cursor is None or self._layout is None:
             return
         display = self._display()
-        target = min(max(self._line_of(self.cursor) + step, 0), len(display.lines) - 1)
-        self.cursor = self._token_at(display.starts[target])
+        line = self._line_of(self.cursor)
+        target = min(max(line + step, 0), len(display.lines) - 1)
+        if target == line:
+            return
+        if step > 0:
+            self.cursor = min(bisect_left(self._layout.offsets, display.starts[target]), len(self._tokens) - 1)
+        else:
+            self.cursor = self._token_at(display.starts[target])
 
     def _token_at(self, offset: int) -> int:
         assert self._layout is not None

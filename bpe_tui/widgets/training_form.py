@@ -1,8 +1,15 @@
-"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency, with validation."""
+"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency, with validation.
+
+The fields' defaults are also the settings of the app's start-up run (:func:`default_settings`), and a
+spec is made from settings in one place (:meth:`TrainingSettings.spec`), so a tokenizer trained from the
+form with its defaults and the start-up tokenizer cannot drift apart.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,8 +20,18 @@ from textual.widgets import Button, Input, Label, Static
 
 from core.errors import SettingsError
 
+from bpe_tui.training_process import TrainingSpec
+
 MAX_VOCAB_SIZE = 1_000_000
 MAX_WORKERS = 256
+
+DEFAULT_VOCAB = "1000"
+"""The vocab size field at first: big enough to be interesting, trained on the samples in about a second."""
+DEFAULT_SPECIALS = "<|endoftext|>"
+"""The special tokens field at first: the document separator of the bundled samples (and of CS336's data)."""
+DEFAULT_WORKERS = ""
+"""Blank: one worker per CPU."""
+DEFAULT_MIN_FREQUENCY = "0"
 
 
 @dataclass(frozen=True)
@@ -25,6 +42,26 @@ class TrainingSettings:
     special_tokens: tuple[str, ...]
     workers: int | None
     min_frequency: int
+
+    def spec(
+        self,
+        *,
+        corpus_path: Path | None = None,
+        text: str | None = None,
+        label: str = "",
+        measure_texts: Sequence[tuple[str, str]] = (),
+    ) -> TrainingSpec:
+        """The run these settings ask for, on a corpus file or on in-memory text (see ``TrainingSpec``)."""
+        return TrainingSpec(
+            vocab_size=self.vocab_size,
+            corpus_path=corpus_path,
+            text=text,
+            special_tokens=self.special_tokens,
+            workers=self.workers,
+            min_frequency=self.min_frequency,
+            label=label,
+            measure_texts=tuple(measure_texts),
+        )
 
 
 def _whole(text: str, name: str, low: int, high: int, errors: list[str]) -> int | None:
@@ -69,6 +106,17 @@ def parse_settings(
     return TrainingSettings(size, tokens, count, frequency), []
 
 
+def default_settings() -> TrainingSettings:
+    """The settings of the form's fields before they are edited, checked as the form checks them.
+
+    >>> default_settings()
+    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0)
+    """
+    settings, errors = parse_settings(DEFAULT_VOCAB, DEFAULT_SPECIALS, DEFAULT_WORKERS, DEFAULT_MIN_FREQUENCY)
+    assert settings is not None, errors
+    return settings
+
+
 class TrainingForm(Vertical):
     """Posts ``TrainRequested`` with valid settings on Enter in a field or on the Train button."""
 
@@ -95,13 +143,13 @@ class TrainingForm(Vertical):
     def compose(self) -> ComposeResult:
         with Grid():
             yield Label("vocab size")
-            yield Input("1000", id="vocab", compact=True, restrict=r"[0-9_,]*")
+            yield Input(DEFAULT_VOCAB, id="vocab", compact=True, restrict=r"[0-9_,]*")
             yield Label("workers")
-            yield Input("", placeholder="auto", id="workers", compact=True, restrict=r"[0-9]*")
+            yield Input(DEFAULT_WORKERS, placeholder="auto", id="workers", compact=True, restrict=r"[0-9]*")
             yield Label("specials")
-            yield Input("<|endoftext|>", placeholder="space-separated", id="specials", compact=True)
+            yield Input(DEFAULT_SPECIALS, placeholder="space-separated", id="specials", compact=True)
             yield Label("min freq")
-            yield Input("0", id="min-frequency", compact=True, restrict=r"[0-9_,]*")
+            yield Input(DEFAULT_MIN_FREQUENCY, id="min-frequency", compact=True, restrict=r"[0-9_,]*")
         with Horizontal(id="form-bottom"):
             yield Button("Train", id="train", variant="primary", compact=True)
             yield Static("", id="form-errors", markup=False)

@@ -1,4 +1,4 @@
-"""Facts about a corpus file for the corpus pane: size, lines, documents, script mix, a safe preview.
+"""Facts about a corpus file for the corpus pane: size, lines, documents, script mix, forgotten markers, a preview.
 
 Pure computation with no UI imports. ``scan_corpus`` reads the file in blocks and yields cumulative
 ``CorpusStats`` after each one, so a caller (the app's thread worker) can show progress on a big file and
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import regex
 
+from core.analysis.markers import NO_MARKERS, MarkerCounter, MarkerCounts
 from core.analysis.script_mix import SCRIPTS, ScriptMix, script_mix
 
 _CONTROL = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
@@ -48,6 +49,7 @@ class CorpusStats:
         mix: script mix of the first ``SCRIPT_SAMPLE_BYTES`` (or the whole file if smaller).
         mix_sampled: true when ``mix`` covers only the start of the file.
         invalid_utf8_at: byte offset of the first invalid UTF-8 sequence, ``None`` if all seen so far is valid.
+        markers: ``<|name|>`` markers that are not among the special tokens (see :mod:`core.analysis.markers`).
         complete: the scan reached the end of the file.
     """
 
@@ -59,6 +61,7 @@ class CorpusStats:
     mix: ScriptMix = EMPTY_MIX
     mix_sampled: bool = False
     invalid_utf8_at: int | None = None
+    markers: MarkerCounts = NO_MARKERS
     complete: bool = False
 
 
@@ -116,15 +119,17 @@ def scan_corpus(
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.txt"
-    >>> _ = p.write_text("one\\n<|eot|>two\\nthree\\n", encoding="utf-8")
+    >>> _ = p.write_text("one\\n<|eot|>two\\nthree<|sep|>\\n", encoding="utf-8")
     >>> s = list(scan_corpus(p, ["<|eot|>"]))[-1]
-    >>> s.lines, s.documents, s.complete
-    (3, 2, True)
+    >>> s.lines, s.documents, s.markers.counts, s.complete
+    (3, 2, (('<|sep|>', 1),), True)
     """
     path = Path(path)
     size = path.stat().st_size
     stats = CorpusStats(path=path, size=size, mix_sampled=size > script_sample_bytes)
+    special_tokens = tuple(special_tokens)
     documents = _DocumentCounter(special_tokens)
+    markers = MarkerCounter(special_tokens)
     decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
     lenient = codecs.getincrementaldecoder("utf-8")(errors="replace")
     newlines = 0
@@ -137,6 +142,7 @@ def scan_corpus(
             final = not block
             offset = stats.bytes_read
             documents.feed(block, final=final)
+            markers.feed(block, final=final)
             newlines += block.count(b"\n")
             if block:
                 last_byte = block[-1:]
@@ -155,6 +161,7 @@ def scan_corpus(
                 documents=documents.documents,
                 mix=mix,
                 invalid_utf8_at=invalid_at,
+                markers=markers.result(),
                 complete=final,
             )
             yield stats

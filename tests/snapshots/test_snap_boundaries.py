@@ -1,4 +1,4 @@
-"""Pictures of the boundaries pane: the English sample, the Japanese sample with ids, EN | JA, typed text."""
+"""Pictures of the boundaries pane: the English sample, the Japanese sample with ids, EN | JA, typed text, specials."""
 
 from __future__ import annotations
 
@@ -35,6 +35,21 @@ def test_boundaries_typed_text_at_80x24(snap_compare) -> None:
         await pilot.pause(0.3)
         await ready(pilot)
         await pilot.press("escape", "right", "right")
+        await ready(pilot)
+
+    assert snap_compare(boundaries_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_boundaries_special_tokens_in_typed_text(snap_compare) -> None:
+    # Two separators in a row: each is one token in the special style, and the two still differ.
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        field = pilot.app.screen.query_one("#boundaries-input", Input)
+        field.focus()
+        field.value = "end of one.<|endoftext|><|endoftext|>次の文書 <|endoftext|>"
+        await pilot.press("enter")  # encodes at once (no typing delay) and goes back to the tokens
+        await ready(pilot)
+        await pilot.press("right", "right", "right", "right")
         await ready(pilot)
 
     assert snap_compare(boundaries_app(), terminal_size=(80, 24), run_before=run_before)

@@ -1,0 +1,85 @@
+"""core.analysis.markers: forgotten ``<|name|>`` markers, counted the same wherever the file is cut into blocks."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from core.analysis.corpus_stats import corpus_stats
+from core.analysis.markers import MAX_KINDS, MARKER_NAME_MAX, MarkerCounter, count_markers
+
+EOT = "<|endoftext|>"
+
+
+def counted(text: str | bytes, specials: tuple[str, ...] = (), block: int | None = None) -> dict[str, int]:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    counter = MarkerCounter(specials)
+    step = block or max(len(data), 1)
+    for start in range(0, len(data), step):
+        counter.feed(data[start : start + step])
+    counter.feed(b"", final=True)
+    return dict(counter.result().counts)
+
+
+def test_markers_not_given_as_special_tokens_are_counted() -> None:
+    text = f"a{EOT}b<|im_start|>user<|im_end|>c<|im_start|>"
+    assert counted(text) == {EOT: 1, "<|im_start|>": 2, "<|im_end|>": 1}
+    assert counted(text, (EOT,)) == {"<|im_start|>": 2, "<|im_end|>": 1}
+    assert counted(text, (EOT, "<|im_start|>", "<|im_end|>")) == {}
+
+
+def test_what_is_not_a_marker() -> None:
+    too_long = "<|" + "x" * (MARKER_NAME_MAX + 1) + "|>"
+    assert counted("<||> <| a |> <|a b|> a || b |> <|日本|> <|-x|> " + too_long) == {}
+    assert counted("<|" + "x" * MARKER_NAME_MAX + "|> <|a.b:c-d|> <|_0|>") == {
+        "<|" + "x" * MARKER_NAME_MAX + "|>": 1,
+        "<|a.b:c-d|>": 1,
+        "<|_0|>": 1,
+    }
+
+
+def test_a_marker_inside_a_special_token_belongs_to_it() -> None:
+    assert counted("[<|a|>] <|a|>", ("[<|a|>]",)) == {"<|a|>": 1}
+    assert counted("<|a|>x <|a|>", ("<|a|>x",)) == {"<|a|>": 1}
+
+
+def test_invalid_utf8_does_not_hide_markers() -> None:
+    assert counted(b"\xff\xfe<|a|>\xe3\x81<|b|>\x80") == {"<|a|>": 1, "<|b|>": 1}
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 7, 13, 64, 1000])
+def test_block_size_does_not_change_the_counts(block: int) -> None:
+    rng = random.Random(block)
+    pieces = [EOT, "<|im_start|>", "<|im_end|>", "<|a|>x", "<|", "|>", "<|a|", "漢字", "text ", "<|a|>"]
+    text = "".join(rng.choice(pieces) for _ in range(400))
+    specials = ("<|a|>x", EOT)
+    assert counted(text, specials, block) == counted(text, specials)
+
+
+def test_distinct_markers_are_capped_but_all_counted() -> None:
+    text = "".join(f"<|m{n}|>" for n in range(MAX_KINDS + 20)) + "<|m0|>"
+    counter = MarkerCounter()
+    counter.feed(text.encode("ascii"), final=True)
+    result = counter.result()
+    assert len(result.counts) == MAX_KINDS and result.more_kinds
+    assert result.total == MAX_KINDS + 21
+    assert result.counts[0] == ("<|m0|>", 2)
+
+
+def test_the_held_back_tail_stays_small() -> None:
+    counter = MarkerCounter([EOT])
+    for _ in range(1000):
+        counter.feed(b"<|abc" + b"x" * 50)
+        assert len(counter._carry) < 100
+
+
+def test_file_counts_and_corpus_stats_agree(tmp_path: Path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_text(f"one<|sep|>two{EOT}three<|sep|>", encoding="utf-8")
+    for block in (1, 4, 1 << 20):
+        assert count_markers(path, [EOT], block_bytes=block).counts == (("<|sep|>", 2),)
+        assert corpus_stats(path, [EOT], block_bytes=block).markers.counts == (("<|sep|>", 2),)
+    assert not count_markers(path, [EOT, "<|sep|>"])
+    assert corpus_stats(path, [EOT]).documents == 2
