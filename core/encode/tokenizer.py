@@ -97,7 +97,7 @@ class Tokenizer:
         ...                      "../shared/data/cs336/gpt2_merges.txt").encode("Hello world")  # doctest: +SKIP
         [15496, 995]
         """
-        from core.formats.gpt2_files import read_gpt2_files
+        from core.formats.gpt2 import read_gpt2_files
 
         vocab, merges = read_gpt2_files(vocab_filepath, merges_filepath)
         return cls(vocab, merges, special_tokens)
