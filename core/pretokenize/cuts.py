@@ -131,26 +131,27 @@ def _is_whitespace(char: str) -> bool:
     return regex.match(r"\s", char) is not None
 
 
-def _occurrences(data: bytes, specials: list[bytes], start: int, stop: int) -> list[tuple[int, int]]:
-    """Every ``(start, end)`` of a special token lying within ``data[start:stop]``, overlapping ones included."""
-    found = []
+def _occurrences(data: bytes, token: bytes, lo: int, hi: int) -> Iterator[int]:
+    """Starts of ``token`` in ``data`` at positions ``lo <= at < hi``."""
+    stop = hi + len(token) - 1  # an occurrence starting before ``hi`` ends by here
+    at = data.find(token, max(lo, 0), stop)
+    while at != -1:
+        yield at
+        at = data.find(token, at + 1, stop)
+
+
+def _inside_special(data: bytes, p: int, specials: list[bytes]) -> bool:
+    """Whether some occurrence of a special token has ``p`` strictly inside it."""
+    return any(True for token in specials for _ in _occurrences(data, token, p - len(token) + 1, p))
+
+
+def _isolated(data: bytes, start: int, end: int, specials: list[bytes]) -> bool:
+    """Whether the occurrence ``[start, end)`` overlaps no other occurrence of a special token."""
     for token in specials:
-        at = data.find(token, start, stop)
-        while at != -1:
-            found.append((at, at + len(token)))
-            at = data.find(token, at + 1, stop)
-    found.sort()
-    return found
-
-
-def _isolated_edges(spans: list[tuple[int, int]]) -> Iterator[int]:
-    """The starts and ends of the occurrences (sorted by start) that overlap no other occurrence."""
-    reach = -1  # the furthest end of the occurrences before this one
-    for i, (start, end) in enumerate(spans):
-        if reach <= start and (i + 1 == len(spans) or spans[i + 1][0] >= end):
-            yield start
-            yield end
-        reach = max(reach, end)
+        for at in _occurrences(data, token, start - len(token) + 1, end):
+            if (at, at + len(token)) != (start, end):
+                return False
+    return True
 
 
 def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], rule: PatternRule | None) -> int | None:
@@ -167,21 +168,12 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], rule: P
     >>> first_safe_cut(b"x<s>y z", 1, 7, [b"<s>"], None)
     1
     """
-    longest = max(map(len, specials), default=0)
-    spans = _occurrences(data, specials, max(lo - 2 * longest, 0), hi + 2 * longest) if specials else []
     best: int | None = None
-    for edge in _isolated_edges(spans):
-        if lo <= edge < hi and (best is None or edge < best):
-            best = edge
-
-    def inside_special(p: int) -> bool:
-        return any(start < p < end for start, end in spans)
-
     if rule == BEFORE_WHITESPACE:
         for space in _WHITESPACE_BYTES:
             at = data.find(space, max(lo, 1), hi if best is None else best)
             while at != -1:
-                if not char_before_is_whitespace(data, at) and not inside_special(at):
+                if not char_before_is_whitespace(data, at) and not _inside_special(data, at, specials):
                     best = at
                     break
                 at = data.find(space, at + 1, hi if best is None else best)
@@ -190,10 +182,18 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], rule: P
             at = data.find(space, max(lo - 1, 0), (hi if best is None else best) - 1)
             while at != -1:
                 p = at + 1
-                if p < len(data) and not char_at_is_whitespace(data, p) and not inside_special(p):
+                if p < len(data) and not char_at_is_whitespace(data, p) and not _inside_special(data, p, specials):
                     best = p
                     break
                 at = data.find(space, p, (hi if best is None else best) - 1)
+    for token in specials:
+        # Occurrences with an edge in [lo, best): the first isolated one has this token's earliest edge,
+        # since the later ones start at or after its end.
+        for at in _occurrences(data, token, lo - len(token), hi if best is None else best):
+            edge = at if at >= lo else at + len(token)
+            if (best is None or edge < best) and edge < hi and _isolated(data, at, at + len(token), specials):
+                best = edge
+                break
     return best
 
 
@@ -217,7 +217,7 @@ class _CutSearch:
             self.handle.seek(base)
             data = self.handle.read(lo - base + block + self.margin)
             hi = lo + block if base + len(data) < self.size else base + len(data)
-            found = first_safe_cut(data, lo - base, min(hi, base + len(data)) - base, self.specials, self.rule)
+            found = first_safe_cut(data, lo - base, hi - base, self.specials, self.rule)
             if found is not None:
                 return base + found
             lo = hi
