@@ -156,15 +156,15 @@ def test_no_import_cycle(package: str) -> None:
     assert cycle is None, "import cycle:\n" + graph.describe(cycle)
 
 
+def forbidden(statements: Iterable[Import], names: Iterable[str]) -> list[str]:
+    """The statements importing a package named in ``names`` (or a module of one), as ``module line N: target``."""
+    return [f"{s.importer} line {s.line}: {s.target}" for s in statements if s.target.split(".")[0] in set(names)]
+
+
 def test_core_imports_neither_the_app_nor_ui_libraries() -> None:
     _, statements = import_graph(ROOT, ("core",), PROJECT)
     assert statements
-    bad = [
-        f"{s.importer} line {s.line}: {s.target}"
-        for s in statements
-        if s.target.split(".")[0] in FORBIDDEN_IN_CORE
-        or (s.target == "" and set(s.names) & set(FORBIDDEN_IN_CORE))
-    ]
+    bad = forbidden(statements, FORBIDDEN_IN_CORE)
     assert not bad, "core imports the app or a UI library:\n" + "\n".join(bad)
 
 
@@ -225,3 +225,13 @@ def test_the_checker_accepts_lazy_imports_of_a_package_by_its_init(tmp_path: Pat
     graph, _ = import_graph(tmp_path, ("pkg",), ("pkg",))
     assert graph.cycle() is None
     assert graph.edges["pkg"] == {"pkg.a": 2} and graph.edges["pkg.a"] == {"pkg.b": 1}
+
+
+def test_the_checker_finds_forbidden_imports_anywhere(tmp_path: Path) -> None:
+    write_package(tmp_path, {
+        "pkg/__init__.py": "", "pkg/ok.py": "import richer\nfrom pkg import textual_helpers\n",
+        "pkg/a.py": "def show():\n    from rich.text import Text\n",
+        "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import textual.app\n",
+    })
+    _, statements = import_graph(tmp_path, ("pkg",), ("pkg",))
+    assert forbidden(statements, FORBIDDEN_IN_CORE) == ["pkg.a line 2: rich.text", "pkg.b line 3: textual.app"]
