@@ -26,7 +26,10 @@ MAIN_PID = os.getpid()
 
 def wait_here(point: str) -> None:
     where = "main" if os.getpid() == MAIN_PID else "a worker"
-    print(f"waiting for SIGINT at {point} in {where}", file=sys.stderr, flush=True)
+    # One write of the whole line: print() writes the text and the newline separately, so a worker and the
+    # main process reaching their points together could interleave them into one line the test never matches.
+    sys.stderr.flush()
+    os.write(2, f"waiting for SIGINT at {point} in {where}\n".encode())
     time.sleep(3600)  # interrupted by the signal in the main process; workers are stopped by it
 
 

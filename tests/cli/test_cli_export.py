@@ -78,8 +78,8 @@ def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
     )
     watcher = StderrWatcher(process)
     try:
-        assert watcher.wait_for("waiting for SIGINT at exporting in main", timeout=120), "".join(watcher.lines)
-        assert watcher.wait_for("waiting for SIGINT at exporting in a worker", timeout=120), "".join(watcher.lines)
+        waiting = ["waiting for SIGINT at exporting in main", "waiting for SIGINT at exporting in a worker"]
+        assert watcher.wait_for_each(waiting, timeout=120), "".join(watcher.lines)
         os.killpg(process.pid, signal.SIGINT)
         assert process.wait(timeout=60) == 130, "".join(watcher.lines)
     finally:
