@@ -148,10 +148,10 @@ def import_graph(root: Path, checked: Iterable[str], project: Iterable[str]) -> 
     return Graph(edges, files, root), statements
 
 
-@pytest.mark.parametrize("package", CHECKED)
-def test_no_import_cycle(package: str) -> None:
+def test_no_import_cycle() -> None:
     graph, _ = import_graph(ROOT, CHECKED, PROJECT)
-    assert any(module.startswith(f"{package}.") for module in graph.edges), f"no modules found for {package}"
+    for package in CHECKED:
+        assert any(module.startswith(f"{package}.") for module in graph.edges), f"no modules found for {package}"
     cycle = graph.cycle()
     assert cycle is None, "import cycle:\n" + graph.describe(cycle)
 
