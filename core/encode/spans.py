@@ -8,14 +8,26 @@ touches, as tiktoken's ``decode_with_offsets`` does), and flags saying that it s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from core.encode.tokenizer import Tokenizer
+from typing import Protocol
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 """UTF-8 continuation bytes (``10xxxxxx``): every other byte starts a character."""
+
+
+class Encoder(Protocol):
+    """The part of :class:`~core.encode.tokenizer.Tokenizer` that :func:`token_spans` uses.
+
+    A protocol, so that this module needs nothing from the tokenizer's: the tokenizer imports it.
+    """
+
+    @property
+    def special_token_ids(self) -> dict[str, int]: ...
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +62,7 @@ class TokenSpan:
         return self.starts_mid_char or self.ends_mid_char
 
 
-def token_spans(tokenizer: Tokenizer, text: str) -> list[TokenSpan]:
+def token_spans(tokenizer: Encoder, text: str) -> list[TokenSpan]:
     """Encode ``text`` (special tokens allowed) and describe each token's place in it, in O(n).
 
     Surrogate code points count as U+FFFD, as in :meth:`Tokenizer.encode`.
@@ -60,19 +72,16 @@ def token_spans(tokenizer: Tokenizer, text: str) -> list[TokenSpan]:
     >>> [(s.token, s.char_start, s.char_end, s.starts_mid_char, s.ends_mid_char) for s in token_spans(tok, "aあ")]
     [(b'a', 0, 1, False, False), (b'\\xe3\\x81', 1, 2, False, True), (b'\\x82', 1, 2, True, False)]
     """
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        from core.encode.tokenizer import replace_surrogates
-
-        text = replace_surrogates(text)  # as encode does; offsets are unchanged
-        data = text.encode("utf-8")
     ids = tokenizer.encode(text)
+    tokens = tokenizer.decode_tokens_bytes(ids)
+    # The text's UTF-8 bytes, as encoding saw them: a surrogate, which UTF-8 cannot hold, became U+FFFD
+    # there (one character for one, so character offsets are those of ``text``).
+    data = b"".join(tokens)
     special_ids = set(tokenizer.special_token_ids.values())
     spans: list[TokenSpan] = []
     byte_start = 0
     chars_before = 0  # characters begun before byte_start
-    for token_id, token in zip(ids, tokenizer.decode_tokens_bytes(ids)):
+    for token_id, token in zip(ids, tokens):
         byte_end = byte_start + len(token)
         starts_mid = 0x80 <= token[0] < 0xC0
         ends_mid = byte_end < len(data) and 0x80 <= data[byte_end] < 0xC0

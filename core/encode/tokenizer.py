@@ -17,16 +17,14 @@ import os
 import re
 from collections.abc import Collection, Iterable, Iterator, Set
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from core.errors import BPEError, SettingsError
 from core.pretokenize.fast_split import splitter_for
 from core.encode.piece_merge import BoundedMemo, MergeEngine
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN, special_token_pattern
-
-if TYPE_CHECKING:
-    from core.encode.spans import TokenSpan
+from core.encode.spans import TokenSpan, token_spans
 
 PIECE_CACHE_LIMIT = 1 << 14
 """Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
@@ -103,7 +101,7 @@ class Tokenizer:
         ...                      "samples/gpt2/merges.txt").encode("Hello world")  # doctest: +SKIP
         [15496, 995]
         """
-        from core.formats.gpt2_files import read_gpt2_files
+        from core.formats.gpt2 import read_gpt2_files
 
         vocab, merges = read_gpt2_files(vocab_filepath, merges_filepath)
         return cls(vocab, merges, special_tokens)
@@ -283,8 +281,6 @@ class Tokenizer:
 
     def encode_with_spans(self, text: str) -> list[TokenSpan]:
         """Encode ``text`` and describe where each token lies; see :func:`core.encode.spans.token_spans`."""
-        from core.encode.spans import token_spans
-
         return token_spans(self, text)
 
     def _encode_certain_prefix(self, buffer: str) -> tuple[list[int], str]:

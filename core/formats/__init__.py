@@ -8,7 +8,8 @@ parameters (:mod:`core.formats.native`); ``"gpt2"`` — ``vocab.json`` + ``merge
 Detection looks at content, never at the file name, because tokenizer files are routinely renamed
 (``gpt2-vocab.json``, ``cl100k_base.tiktoken``, ``tokenizer (1).json``). Every problem becomes a
 one-line :class:`~core.errors.TokenizerFileError` naming the file and, where there is one, the line.
-The shared checks at the bottom run for every format, so all loaders accept and reject the same models.
+The checks every loader runs live in :mod:`core.formats.common`, so all loaders accept and reject the same
+models; this package is the one module that knows every format.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import regex
-
-from core.formats.byte_alphabet import encode_bytes
 from core.errors import SettingsError, TokenizerFileError
-from core.model import BPEModel, TrainingInfo
+from core.formats import gpt2, huggingface, native, tiktoken_ranks
+from core.formats.common import show_token
+from core.model import BPEModel
 
 __all__ = ["FORMATS", "load_tokenizer", "save_tokenizer", "detect_format", "show_token"]
 
@@ -62,8 +62,6 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     >>> load_tokenizer(folder / "tok.json").merges
     [(b'a', b'b')]
     """
-    from core.formats import gpt2, huggingface, native, tiktoken_ranks
-
     source = _resolve(Path(path))
     kind, content = _sniff(source)
     if kind == "bpe-tui":
@@ -198,8 +196,6 @@ def _sniff(path: Path) -> tuple[str, Any]:
 
 
 def _sniff_lines(text: str, path: Path) -> str:
-    from core.formats.tiktoken_ranks import parse_rank_line
-
     if text.lstrip().startswith("#version"):
         return "gpt2-merges"
     looks_ranked = looks_merged = True
@@ -207,7 +203,7 @@ def _sniff_lines(text: str, path: Path) -> str:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        looks_ranked = looks_ranked and parse_rank_line(line) is not None
+        looks_ranked = looks_ranked and tiktoken_ranks.parse_rank_line(line) is not None
         looks_merged = looks_merged and len(line.split(" ")) == 2 and all(line.split(" "))
         if not (looks_ranked or looks_merged):
             shown = line[:40].encode("unicode_escape").decode("ascii")
@@ -247,8 +243,6 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     >>> [p.name for p in save_tokenizer(model, pathlib.Path(tempfile.mkdtemp()) / "gpt2", format="gpt2")]
     ['vocab.json', 'merges.txt']
     """
-    from core.formats import gpt2, huggingface, native, tiktoken_ranks
-
     name = _ALIASES.get(format, format)
     writers: dict[str, Callable[[BPEModel, Path], list[Path]]] = {
         "bpe-tui": native.write,
@@ -259,99 +253,3 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     if name not in writers:
         raise SettingsError(f"unknown tokenizer format {format!r}; choose one of {', '.join(FORMATS)}")
     return writers[name](model, Path(path))
-
-
-# ------------------------------------------------------------------------------- checks shared by formats
-
-
-def show_token(token: bytes) -> str:
-    """A token as the GPT-2 alphabet spells it, quoted: printable, one line, and how the files spell it.
-
-    >>> show_token(b" the\\n")
-    "'ĠtheĊ'"
-    """
-    return repr(encode_bytes(token))
-
-
-def model_name(path: Path) -> str:
-    """A display name: the file stem without generic words, or the folder name for ``tokenizer.json``.
-
-    >>> model_name(Path("data/gpt2_vocab.json")), model_name(Path("runs/tiny/tokenizer.json"))
-    ('gpt2', 'tiny')
-    """
-    stem = regex.sub(r"[-_.]?(?:vocab|merges|tokenizer)$", "", path.stem)
-    return stem or path.parent.name or path.stem
-
-
-def checked_model(
-    path: Path,
-    vocab: dict[int, bytes],
-    merges: list[tuple[bytes, bytes]],
-    *,
-    where: Callable[[int], str],
-    merges_file: Path | None = None,
-    special_tokens: list[str] | None = None,
-    pattern: str | None = None,
-    merge_counts: list[int | None] | None = None,
-    training: TrainingInfo | None = None,
-) -> BPEModel:
-    """Build a model after the checks every loader needs, so a bad file fails here and not in ``encode``.
-
-    ``where(rank)`` locates merge ``rank`` in the file (``"line 12"``, ``"merges[10]"``) for messages;
-    ``merges_file`` names the file the merges came from when it is not ``path`` (GPT-2's two files).
-    """
-    merges_at = merges_file or path
-    specials = list(special_tokens or [])
-    ids_of: dict[bytes, int] = {}
-    for token_id, token in sorted(vocab.items()):
-        if token_id < 0:
-            raise TokenizerFileError(f"{path}: token {show_token(token)} has negative id {token_id}")
-        if token in ids_of:
-            raise TokenizerFileError(
-                f"{path}: token {show_token(token)} has two ids, {ids_of[token]} and {token_id}; keep one"
-            )
-        ids_of[token] = token_id
-    missing = [b for b in range(256) if bytes([b]) not in ids_of]
-    if missing:
-        raise TokenizerFileError(
-            f"{path}: vocab has no token for byte 0x{missing[0]:02x} ({len(missing)} bytes missing); "
-            "a byte-level BPE vocab needs all 256"
-        )
-    seen: dict[tuple[bytes, bytes], int] = {}
-    for rank, (left, right) in enumerate(merges):
-        for part in (left, right, left + right):
-            if part not in ids_of:
-                role = "its result " if part == left + right else ""
-                raise TokenizerFileError(
-                    f"{merges_at} {where(rank)}: merge {show_token(left)} + {show_token(right)} names "
-                    f"{role}{show_token(part)}, which is not in the vocab"
-                )
-        if (left, right) in seen:
-            raise TokenizerFileError(
-                f"{merges_at} {where(rank)}: merge {show_token(left)} + {show_token(right)} repeats "
-                f"{where(seen[(left, right)])}; remove one"
-            )
-        seen[(left, right)] = rank
-    for special in specials:
-        if special.encode("utf-8") not in ids_of:
-            raise TokenizerFileError(f"{path}: special token {special!r} is not in the vocab")
-    if len(set(specials)) != len(specials):
-        raise TokenizerFileError(f"{path}: a special token is listed twice; remove the repeat")
-    if merge_counts is not None and len(merge_counts) != len(merges):
-        raise TokenizerFileError(f"{path}: {len(merge_counts)} merge counts for {len(merges)} merges")
-    kwargs: dict[str, Any] = {}
-    if pattern is not None:
-        try:
-            regex.compile(pattern)
-        except regex.error as error:
-            raise TokenizerFileError(f"{path}: split pattern does not compile ({error}); fix 'pattern'") from None
-        kwargs["pattern"] = pattern
-    return BPEModel(
-        vocab=dict(sorted(vocab.items())),
-        merges=list(merges),
-        special_tokens=specials,
-        merge_counts=merge_counts,
-        training=training,
-        name=model_name(path),
-        **kwargs,
-    )

@@ -21,7 +21,7 @@ from typing import Any
 
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
-from core.formats import checked_model
+from core.formats.common import checked_model
 from core.atomic import atomic_write_text
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN

@@ -25,7 +25,7 @@ from typing import Any
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.fingerprint import fingerprint
-from core.formats import checked_model
+from core.formats.common import checked_model
 from core.atomic import atomic_write_text
 from core.model import TIE_RULE, BPEModel, TrainingInfo
 

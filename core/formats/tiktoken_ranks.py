@@ -26,7 +26,7 @@ from pathlib import Path
 import regex
 
 from core.errors import SettingsError, TokenizerFileError
-from core.formats import checked_model, show_token
+from core.formats.common import checked_model, show_token
 from core.atomic import atomic_write_text
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN

@@ -3,7 +3,7 @@
 ``TrainingRun.events()`` is the one implementation; ``train_bpe`` is a thin loop over it, and the app and
 CLI iterate the same events. The work is split in three phases:
 
-1. reading: the corpus is cut into chunks at safe boundaries (see ``core.train.reading``) and each chunk's
+1. reading: the corpus is cut into chunks at safe cuts (see ``core.pretokenize.cuts``) and each chunk's
    pre-tokens are counted, across processes when the file is large enough for that to pay;
 2. counting: every unique pre-token becomes a list of byte ids, and each adjacent pair gets a count
    (weighted by the pre-token's frequency) and an index of the pre-tokens it occurs in;
@@ -30,10 +30,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.pretokenize.cuts import chunk_boundaries
 from core.train.reading import (
     TARGET_CHUNK_BYTES,
     check_corpus_path,
-    chunk_boundaries,
     count_chunk,
     count_chunks,
     count_pretokens,
@@ -243,7 +243,7 @@ class TrainingRun:
         elif pool is not None:
             # Eight chunks a worker: even load, and each worker's peak stays small.
             n_chunks = max(n_chunks, self.workers * 8)
-        bounds = chunk_boundaries(self.path, self.special_tokens, n_chunks)
+        bounds = chunk_boundaries(self.path, self.special_tokens, self.pattern, n_chunks)
         jobs = [
             (str(self.path), start, end, self.special_tokens, self.pattern, self.errors)
             for start, end in zip(bounds, bounds[1:])

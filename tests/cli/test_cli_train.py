@@ -72,6 +72,17 @@ class StderrWatcher:
         for line in stream:
             self.lines.append(line)
 
+    def wait_for_each(self, prefixes: list[str], timeout: float = 20.0) -> bool:
+        """Wait until a line starting with each of ``prefixes`` has arrived, in any order (processes race)."""
+        missing = list(prefixes)
+        while missing:
+            line = self._queue.get(timeout=timeout)
+            if line is None:
+                return False
+            self.lines.append(line)
+            missing = [prefix for prefix in missing if not line.startswith(prefix)]
+        return True
+
     def rest(self) -> list[str]:
         """Every line, once the child has closed its stderr (call it after the child has ended)."""
         self._thread.join(timeout=60)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests.core.encode.tokenizer_cases import naive_encode_tokens
 from tests.core.reference_runs import ReferenceRun, train_reference
@@ -179,24 +179,15 @@ ROUTES: dict[str, tuple[str, int, Callable[[pytest.MonkeyPatch], None]]] = {
 }
 """How the fast trainer is run: the input, the number of workers, and the thresholds patched to force a path."""
 
-CUTS_XFAIL = pytest.mark.xfail(strict=True, reason="safe-cut rule ignores the pattern; fixed on branch cuts")
-
 CUT_PRONE = "one, two. three, four! five, six? seven, eight. nine, ten! " * 3
 """A text that a cut before a space after punctuation changes under both custom patterns (``, `` is one
 pre-token of the word/non-word pattern, ``two. `` one of the space-attached one)."""
 
 
-def cut_at_whitespace(route: str, pattern_name: str) -> bool:
-    """Whether the route cuts a file for several processes at whitespace, which only GPT-2's pattern allows."""
-    source, workers, _ = ROUTES[route]
-    return source == "file" and workers > 1 and pattern_name != "gpt2"
-
-
 def training_cases() -> Iterator[object]:
     for route in ROUTES:
         for name in PATTERNS:
-            marks = [CUTS_XFAIL] if cut_at_whitespace(route, name) else []
-            yield pytest.param(route, name, marks=marks, id=f"{route}-{name}")
+            yield pytest.param(route, name, id=f"{route}-{name}")
 
 
 class PoolSpy(worker_pool.WorkerPool):
@@ -218,10 +209,7 @@ def test_generated_training_equals_the_reference(tmp_path: Path, route: str, pat
     PoolSpy.jobs = 0
 
     examples = 100 if pattern_name == "gpt2" and workers == 1 else 40
-    # A known failure is not worth shrinking.
-    phases = [Phase.explicit, Phase.generate] if cut_at_whitespace(route, pattern_name) else CHECKED.phases
-
-    @settings(CHECKED, max_examples=examples, phases=phases)
+    @settings(CHECKED, max_examples=examples)
     @example(text=CUT_PRONE, specials=[], min_frequency=0, merges_wanted=40)
     @given(
         text=texts,

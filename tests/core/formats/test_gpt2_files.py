@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import TokenizerFileError
-from core.formats.gpt2_files import read_gpt2_files, read_merges_txt, read_vocab_json
+from core.formats.gpt2 import read_gpt2_files, read_merges_txt, read_vocab_json
 from core.encode.tokenizer import Tokenizer
 from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 

@@ -1,10 +1,11 @@
-"""Chunk boundaries and parallel counting: cuts never change the pre-tokens, and 1 or N workers agree.
+"""Training's chunk boundaries with GPT-2's pattern, and parallel counting: cuts never change the pre-tokens.
 
-A chunk boundary is safe when it starts a special token (documents are split there anyway) or when it
-sits on an ASCII whitespace byte right after a non-whitespace character (the GPT-2 pattern always has a
-pre-token boundary there and ``\\s+(?!\\S)`` cannot look across it). The properties below check both the
-rule and its purpose: counting chunk by chunk gives exactly the counts of the whole text, which the
-plain counter in ``core.reference`` computes independently.
+With GPT-2's pattern a chunk boundary is safe at either edge of a special token that overlaps no other
+(documents are split there anyway) or on an ASCII whitespace byte right after a non-whitespace character
+(the pattern always has a pre-token boundary there and ``\\s+(?!\\S)`` cannot look across it). The
+properties below check both the rule and its purpose: counting chunk by chunk gives exactly the counts of
+the whole text, which the plain counter in ``core.reference`` computes independently. Other patterns:
+``test_pattern_cuts.py``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.data_paths import shared_path
+from core.reference import count_pretokens as pretoken_counts
 
-import core.train.reading
-from core import reference
-from core.train.reading import chunk_boundaries, count_chunk
+import core.pretokenize.cuts
+from core.pretokenize.cuts import chunk_boundaries, chunk_ranges
+from core.train.reading import count_chunk
 from core.train.events import PhaseProgress, TrainingFinished
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.train import run as train
@@ -66,11 +67,11 @@ def assert_safe_boundaries(data: bytes, bounds: list[int], specials: list[str]) 
     assert bounds[0] == 0 and bounds[-1] == len(data)
     assert all(a < b for a, b in zip(bounds, bounds[1:])) or len(data) == 0
     spans = special_spans(data, specials)
-    starts = {start for start, _ in spans}
+    edges = {edge for span in spans for edge in span}
     for cut in bounds[1:-1]:
         assert not any(start < cut < end for start, end in spans), f"cut {cut} inside a special token"
         assert not 0x80 <= data[cut] < 0xC0, f"cut {cut} inside a UTF-8 character"
-        if cut in starts:
+        if cut in edges:
             continue
         assert data[cut : cut + 1] in (b" ", b"\n", b"\t", b"\r"), f"cut {cut} is not on whitespace"
         before = data[max(0, cut - 4) : cut].decode("utf-8", errors="ignore")[-1]
@@ -86,19 +87,20 @@ def test_no_cut_between_two_spaces(tmp_path: Path) -> None:
     # unsafe (in "a   b" it turns the pre-tokens "a", "  ", " b" into "a", " ", " ", " b"), so the cut must
     # move to a space that follows a letter: 7 or 15 (with 18 or 21 for the second).
     path.write_bytes(b"aaaaaaa  bbbbbb cc dd ee")
-    bounds = chunk_boundaries(path, [], 3)
+    bounds = chunk_boundaries(path, [], GPT2_PATTERN, 3)
     assert len(bounds) == 4 and 8 not in bounds
     assert set(bounds[1:-1]) <= {7, 15, 18, 21}
     assert_safe_boundaries(path.read_bytes(), bounds, [])
 
 
-def test_cuts_prefer_a_special_token(tmp_path: Path) -> None:
+def test_cuts_at_both_edges_of_a_special_token(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_bytes(b"one two three<|endoftext|>four five six")
-    bounds = chunk_boundaries(path, [SPECIAL], 4)
-    data = path.read_bytes()
-    assert data.index(SPECIAL.encode()) in bounds
-    assert_safe_boundaries(data, bounds, [SPECIAL])
+    # Targets 9, 19 and 29: the special token starts at 13 (before any space), 19 is inside it (it ends at
+    # 26), and the space after "four" is at 30.
+    bounds = chunk_boundaries(path, [SPECIAL], GPT2_PATTERN, 4)
+    assert bounds == [0, 13, 26, 30, 39]
+    assert_safe_boundaries(path.read_bytes(), bounds, [SPECIAL])
 
 
 def test_whitespace_inside_a_special_token_is_not_a_cut(tmp_path: Path) -> None:
@@ -107,7 +109,7 @@ def test_whitespace_inside_a_special_token_is_not_a_cut(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_bytes(("xxxxxxxx" + special + "yy").encode())
     for n in range(2, 9):
-        bounds = chunk_boundaries(path, [special], n)
+        bounds = chunk_boundaries(path, [special], GPT2_PATTERN, n)
         assert_safe_boundaries(path.read_bytes(), bounds, [special])
 
 
@@ -115,11 +117,11 @@ def test_japanese_without_spaces_is_cut_only_at_newlines(tmp_path: Path) -> None
     text = "吾輩は猫である。名前はまだ無い。\n" * 40
     path = tmp_path / "ja.txt"
     path.write_text(text, encoding="utf-8")
-    bounds = chunk_boundaries(path, [], 5)
+    bounds = chunk_boundaries(path, [], GPT2_PATTERN, 5)
     assert len(bounds) == 6
     data = path.read_bytes()
     assert all(data[:cut].endswith("。".encode()) and data[cut : cut + 1] == b"\n" for cut in bounds[1:-1])
-    assert counted_by_chunks(path, bounds, []) == reference.count_pretokens(text, [])
+    assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
 
 
 def test_ideographic_space_before_newline_is_not_a_cut(tmp_path: Path) -> None:
@@ -129,9 +131,9 @@ def test_ideographic_space_before_newline_is_not_a_cut(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     data = path.read_bytes()
     for n in range(2, len(data)):
-        bounds = chunk_boundaries(path, [], n)
+        bounds = chunk_boundaries(path, [], GPT2_PATTERN, n)
         assert_safe_boundaries(data, bounds, [])
-        assert counted_by_chunks(path, bounds, []) == reference.count_pretokens(text, [])
+        assert counted_by_chunks(path, bounds, []) == pretoken_counts(text, [])
 
 
 # -- properties ----------------------------------------------------------------------------------------------
@@ -150,10 +152,10 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def check_chunking(path: Path, text: str, specials: list[str], n_chunks: int) -> None:
     path.write_bytes(text.encode("utf-8"))
-    bounds = chunk_boundaries(path, specials, n_chunks)
+    bounds = chunk_boundaries(path, specials, GPT2_PATTERN, n_chunks)
     assert len(bounds) <= n_chunks + 1
     assert_safe_boundaries(path.read_bytes(), bounds, specials)
-    assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials)
+    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
 
 
 @settings(max_examples=150, deadline=None)
@@ -165,10 +167,11 @@ def test_chunk_counts_equal_whole_text_counts(scratch: Path, text: str, specials
 @settings(max_examples=100, deadline=None)
 @given(text=texts, specials=special_sets, n_chunks=st.integers(2, 30))
 def test_chunk_counts_with_tiny_search_blocks(scratch: Path, text: str, specials: list[str], n_chunks: int) -> None:
-    # Real corpora search 64 KiB blocks for a cut; shrinking the block makes small texts cross block edges
-    # (a special token or a character straddling two reads), which otherwise only megabyte files reach.
+    # Real corpora search blocks of 4 KiB and more for a cut; 3-byte blocks make small texts cross block
+    # edges (a special token or a character straddling two reads), which otherwise only big files reach.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core.train.reading, "_SEARCH_BLOCK", 3)
+        patch.setattr(core.pretokenize.cuts, "_FIRST_SEARCH_BYTES", 3)
+        patch.setattr(core.pretokenize.cuts, "_MAX_SEARCH_BYTES", 3)
         check_chunking(scratch, text, specials, n_chunks)
 
 
@@ -182,16 +185,24 @@ def test_chunk_counts_with_tiny_search_blocks(scratch: Path, text: str, specials
         ("aaab", ["aa"]),
         # A special token inside another: "text" inside "<|endoftext|>".
         ("one <|endoftext|> two", [SPECIAL, "text"]),
+        # Two occurrences sharing one "a", the first starting a whole token's length before the second: the
+        # second loses, so its end is no cut. Seeing that needs twice the token's length before a cut, and
+        # export's chunks (each from the previous cut) can search from any offset: "a a ..." cuts anywhere.
+        ("a " * 10 + "x" + "a" + "b" * 10 + "a" + "b" * 10 + "ay z", ["a" + "b" * 10 + "a"]),
     ],
-    ids=["newlines-overlap-themselves", "aa-overlaps-itself", "token-inside-token"],
+    ids=["newlines-overlap-themselves", "aa-overlaps-itself", "token-inside-token", "long-token-overlaps-itself"],
 )
 def test_overlapping_special_tokens_do_not_change_counts(tmp_path: Path, text: str, specials: list[str]) -> None:
     path = tmp_path / "c.txt"
     data = text.encode("utf-8")
+    path.write_bytes(data)
+    expected = pretoken_counts(text, specials)
     for n in range(2, len(data) + 1):
-        path.write_bytes(data)
-        bounds = chunk_boundaries(path, specials, n)
-        assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials), f"{n} chunks: {bounds}"
+        bounds = chunk_boundaries(path, specials, GPT2_PATTERN, n)
+        assert counted_by_chunks(path, bounds, specials) == expected, f"{n} chunks: {bounds}"
+        ranges = list(chunk_ranges(path, specials, GPT2_PATTERN, n - 1))
+        bounds = [0, *(end for _, end in ranges)]
+        assert counted_by_chunks(path, bounds, specials) == expected, f"chunks of {n - 1} bytes: {bounds}"
 
 
 def test_special_token_with_a_space_straddling_a_search_block(tmp_path: Path) -> None:
@@ -203,10 +214,11 @@ def test_special_token_with_a_space_straddling_a_search_block(tmp_path: Path) ->
     path = tmp_path / "c.txt"
     path.write_bytes(text.encode())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core.train.reading, "_SEARCH_BLOCK", 3)
-        bounds = chunk_boundaries(path, [special], 12)
+        patch.setattr(core.pretokenize.cuts, "_FIRST_SEARCH_BYTES", 3)
+        patch.setattr(core.pretokenize.cuts, "_MAX_SEARCH_BYTES", 3)
+        bounds = chunk_boundaries(path, [special], GPT2_PATTERN, 12)
     assert_safe_boundaries(path.read_bytes(), bounds, [special])
-    assert counted_by_chunks(path, bounds, [special]) == reference.count_pretokens(text, [special])
+    assert counted_by_chunks(path, bounds, [special]) == pretoken_counts(text, [special])
 
 
 # -- 1 vs 2 workers on files big enough for the parallel path ----------------------------------------------
@@ -238,16 +250,14 @@ def big_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 def test_big_corpus_is_cut_into_several_safe_chunks(big_corpus) -> None:
     path, specials = big_corpus
     assert path.stat().st_size >= PARALLEL_MIN_BYTES * 1.4
-    bounds = chunk_boundaries(path, specials, 6)
+    bounds = chunk_boundaries(path, specials, GPT2_PATTERN, 6)
     assert len(bounds) >= 6  # at least five chunks
     data = path.read_bytes()
-    if specials:
-        assert all(data.startswith(SPECIAL.encode(), cut) for cut in bounds[1:-1])
-    else:
+    if not specials:
         assert SPECIAL.encode() not in data
     assert_safe_boundaries(data, bounds, specials)
     text = data.decode("utf-8")
-    assert counted_by_chunks(path, bounds, specials) == reference.count_pretokens(text, specials)
+    assert counted_by_chunks(path, bounds, specials) == pretoken_counts(text, specials)
 
 
 @pytest.mark.slow
@@ -282,7 +292,7 @@ def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
                  "bi", "cu", "xe", "vo"]
     words = ["".join(rng.choice(syllables) for _ in range(rng.randint(3, 5))) for _ in range(60_000)]
     text = "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
-    assert len(reference.count_pretokens(text, [])) > 45_000
+    assert len(pretoken_counts(text, [])) > 45_000
     path = tmp_path / "unique.txt"
     path.write_text(text, encoding="utf-8")
     results = {}
@@ -296,9 +306,9 @@ def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_tinyshakespeare_one_and_two_workers() -> None:
+def test_tinyshakespeare_one_and_two_workers(shared_data: Path) -> None:
     # No special token occurs in the file, so every cut is a whitespace cut even though one is declared.
-    path = shared_path("corpora", "tinyshakespeare.txt")
+    path = shared_data / "corpora" / "tinyshakespeare.txt"
     assert path.stat().st_size >= PARALLEL_MIN_BYTES
     one = train_bpe(path, 1000, [SPECIAL], workers=1)
     two = train_bpe(path, 1000, [SPECIAL], workers=2)
@@ -307,41 +317,56 @@ def test_tinyshakespeare_one_and_two_workers() -> None:
     assert len(one[1]) == 1000 - 257
 
 
-def test_self_overlapping_special_token_one_and_two_workers(tmp_path: Path) -> None:
-    # A ~1 MiB file where the 2-worker run's first chunk target (size // 4) lands on the second newline of
+@pytest.fixture
+def chunk_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many chunks each training run asked for: proof that a test's file geometry still holds."""
+    asked: list[int] = []
+
+    def spy(path: Path, special_tokens: list[str], pattern: str, n_chunks: int) -> list[int]:
+        asked.append(n_chunks)
+        return chunk_boundaries(path, special_tokens, pattern, n_chunks)
+
+    monkeypatch.setattr(train, "chunk_boundaries", spy)
+    return asked
+
+
+def test_self_overlapping_special_token_one_and_two_workers(tmp_path: Path, chunk_counts: list[int]) -> None:
+    # A ~1 MiB file where the 2-worker run's first chunk target (size // 16) lands on the second newline of
     # "q \n\n\n\n". With special token "\n\n" the whole text has documents "... q ", "", "ab ab ..." (pre-tokens
     # " q", " "); a cut at the target leaves "... q \n" | "\n\n\nab ..." and adds the pre-token " \n".
-    k = 90_000
-    text = "ab " * k + "q \n\n\n\n" + "ab " * (3 * k + 2)
+    k = 23_000
+    text = "ab " * k + "q \n\n\n\n" + "ab " * (15 * k + 14)
     path = tmp_path / "paragraphs.txt"
     path.write_bytes(text.encode())
     assert path.stat().st_size >= PARALLEL_MIN_BYTES
-    assert path.stat().st_size // 4 == 3 * k + 3
+    assert path.stat().st_size // 16 == 3 * k + 3
     one = train_bpe(path, 300, ["\n\n"], workers=1)
     two = train_bpe(path, 300, ["\n\n"], workers=2)
+    assert chunk_counts[-1] == 16
     assert two[1] == one[1]
 
 
-def test_special_token_with_a_space_one_and_two_workers(tmp_path: Path) -> None:
-    # The straddling case above at full scale (64 KiB search blocks): a file with no whitespace except the
-    # space inside "<end of doc>", placed so that the token starts 6 bytes before the end of the block read
-    # for the 2-worker run's first cut (target size // 4; block = target - 16 .. target + 65548).
+def test_special_token_with_a_space_one_and_two_workers(tmp_path: Path, chunk_counts: list[int]) -> None:
+    # The straddling case above at full scale: a file with no whitespace except the space inside
+    # "<end of doc>", placed so that the token starts 6 bytes before the end of the first block searched
+    # for the 2-worker run's first cut (target size // 16, block target .. target + 4 KiB).
     special = "<end of doc>"
-    head, tail = 129_131, 300_000
+    head, tail = 24_697, 348_638
     text = "ab." * head + special + "ab." * tail
     path = tmp_path / "no-spaces.txt"
     path.write_bytes(text.encode())
     size = path.stat().st_size
     assert size >= PARALLEL_MIN_BYTES
-    assert 3 * head == size // 4 + 65_548 - 6
+    assert 3 * head == size // 16 + core.pretokenize.cuts._FIRST_SEARCH_BYTES - 6
     one = train_bpe(path, 300, [special], workers=1)
     two = train_bpe(path, 300, [special], workers=2)
+    assert chunk_counts[-1] == 16
     assert one[1] == [(b"a", b"b")]  # "ab" and "." are the only pre-tokens
     assert two[1] == one[1]
 
 
 def test_ascii_whitespace_is_what_regex_matches() -> None:
-    assert core.train.reading._ASCII_WHITESPACE == {chr(c) for c in range(128) if regex.match(r"\s", chr(c))}
+    assert core.pretokenize.cuts.ASCII_WHITESPACE == {chr(c) for c in range(128) if regex.match(r"\s", chr(c))}
 
 
 def test_training_an_ascii_corpus_does_not_import_regex(tmp_path: Path) -> None:
