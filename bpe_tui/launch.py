@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
 """File endings taken as tokenizer files; anything else is a corpus. Directories are tokenizers
@@ -46,6 +50,8 @@ def is_tokenizer_path(path: Path) -> bool:
     if path.name.endswith("merges.txt") or path.name.endswith("vocab.txt"):
         return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a FIFO would block the open below; the corpus pane refuses it with a message
         with open(path, "rb") as handle:
             return handle.read(1) == b"{"
     except OSError:
@@ -61,8 +67,10 @@ def sort_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     tokenizers: list[Path] = []
     corpora: list[Path] = []
     for path in paths:
-        if not path.exists():
-            raise UsageError(f"{path}: no such file or directory")
+        try:
+            os.stat(path)
+        except OSError as error:  # missing, or a path too long, through a file, round a symlink loop
+            raise UsageError(f"{shown_path(path)}: {os_problem(error)}") from None
         (tokenizers if is_tokenizer_path(path) else corpora).append(path.resolve())
     return _one_per_gpt2_pair(tokenizers), corpora
 

@@ -1,19 +1,44 @@
-"""Headless subcommands (train, encode, inspect, convert, export): one module each, sharing this dispatcher."""
+"""Headless subcommands (train, encode, inspect, convert, export): one module each, sharing this dispatcher.
+
+Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and exit status 2: a bad
+argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,
+as a last resort, an OSError on some path. Ctrl-C ends in one line and exit status 130, saying what was
+written (:mod:`bpe_tui.cli.outputs`). Every line is escaped before it is printed: messages quote paths
+and file contents, and a control character in them must not reach the terminal.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from dataclasses import dataclass
+from types import ModuleType
 
+from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError
+from bpe_tui.cli.outputs import Outputs
+from bpe_tui.text import escape_token
+from core.atomic import describe_write_error
 from core.errors import BPEError
+from core.input_files import shown_path
 
 COMMANDS = ("train", "encode", "inspect", "convert", "export")
-"""Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args) -> int``."""
+"""Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args, outputs) -> int``."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command line: the command's module and its arguments."""
+
+    name: str
+    module: ModuleType
+    args: argparse.Namespace
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The parser of ``bpe-tui COMMAND ...`` with every command, for ``bpe-tui --help``."""
+    parser = CommandParser(
         prog="bpe-tui",
         description="Train, watch and inspect byte-level BPE tokenizers. With no command, opens the app.",
         epilog="bpe-tui [PATH...] [--theme NAME] [--no-train] opens the app on tokenizer and corpus files.",
@@ -24,17 +49,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_command(argv: list[str]) -> int:
-    """Parse ``argv`` (which starts with a command name) and run it; bad input becomes one line on stderr."""
-    args = build_parser().parse_args(argv)
-    module = importlib.import_module(f"bpe_tui.cli.{args.command}")
+def say(line: str) -> None:
+    """Print one line on stderr, escaped: no control character of a path or a file reaches the terminal."""
+    sys.stderr.write(escape_token(line, glyphs=False) + "\n")
+    sys.stderr.flush()
+
+
+def parse_command(argv: list[str]) -> Command | int:
+    """Parse ``argv`` (which starts with a command name, or ``-h``); an exit status when there is nothing to run."""
     try:
-        return module.run(args)
+        if argv[0] not in COMMANDS:
+            build_parser().parse_args(argv)  # --help: prints the overview and exits
+            return 0
+        single = SingleCommand()
+        module = importlib.import_module(f"bpe_tui.cli.{argv[0]}")
+        module.add_parser(single)
+        assert single.parser is not None
+        args = single.parser.parse_intermixed_args(argv[1:])
+    except ParserExit as done:
+        return done.status
+    except UsageError as error:
+        prog = f"bpe-tui {argv[0]}" if argv[0] in COMMANDS else "bpe-tui"
+        say(f"{prog}: error: {error}")
+        return 2
+    args.command = argv[0]
+    return Command(argv[0], module, args)
+
+
+def execute(command: Command) -> int:
+    """Run a parsed command; bad input, OS errors and Ctrl-C become one line (see the module docstring)."""
+    _tolerant_streams()
+    outputs = Outputs(command.name, force=getattr(command.args, "force", False))
+    prefix = f"bpe-tui {command.name}"
+    try:
+        code = command.module.run(command.args, outputs)
     except BPEError as error:
-        print(f"bpe-tui {args.command}: error: {error}", file=sys.stderr)
+        say(f"{prefix}: error: {error}{outputs.after_error()}")
         return 2
     except KeyboardInterrupt:
-        print(f"bpe-tui {args.command}: interrupted; nothing was written", file=sys.stderr)
-        return 130
+        code, line = outputs.interrupted()
+        say(f"{prefix}: {line}")
+        return code
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except OSError as error:
+        where = f"{shown_path(error.filename)}: " if error.filename is not None else ""
+        say(f"{prefix}: error: {where}{describe_write_error(error)}{outputs.after_error()}")
+        return 2
+    if outputs.held_interrupt:
+        say(f"{prefix}: {outputs.complete_note()}")
+    return code
+
+
+def run_command(argv: list[str]) -> int:
+    """Parse ``argv`` (which starts with a command name) and run it; return the exit status."""
+    parsed = parse_command(argv)
+    return parsed if isinstance(parsed, int) else execute(parsed)
+
+
+def _tolerant_streams() -> None:
+    # A stream that cannot encode a character (PYTHONIOENCODING=ascii, say) shows it escaped instead of
+    # failing with a traceback halfway through the output.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
+def _quiet_stdout() -> None:
+    # The reader went away (``| head``): what is still buffered can never be written, and flushing it at
+    # exit would print "Exception ignored ... BrokenPipeError". Point stdout at /dev/null instead.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.errors import CorpusError
 from core.formats import load_tokenizer
-from core.train.reading import check_corpus_path
+from core.input_files import check_regular_file, shown_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,11 +28,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="encode text with a tokenizer file",
         description="Encode FILE (or stdin) with TOKENIZER (any supported format) and print the result.",
     )
-    parser.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer file (bpe-tui JSON, tokenizer.json, "
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text, help="tokenizer file (bpe-tui JSON, tokenizer.json, "
                         "vocab.json, rank file) or a folder holding one")
-    parser.add_argument("file", metavar="FILE", nargs="?", default="-",
-                        help="UTF-8 text to encode; - or omitted: stdin")
-    parser.add_argument("--merges", metavar="PATH", help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("file", metavar="FILE", nargs="?", default="-", type=path_text,
+                        help="UTF-8 text to encode (a regular file); - or omitted: stdin")
+    parser.add_argument("--merges", metavar="PATH", type=path_text, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--ids", dest="mode", action="store_const", const="ids",
                       help="print ids, space separated (default)")
@@ -43,8 +45,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _open_input(name: str) -> tuple[TextIO, str]:
     if name == "-":
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=""), "stdin"
-    path = check_corpus_path(name)
-    return open(path, encoding="utf-8", errors="strict", newline=""), str(path)
+    # A FIFO or a device would block or never end; it can be piped into stdin instead.
+    path = check_regular_file(name, CorpusError, fix="pipe it into stdin with - instead")
+    return open(path, encoding="utf-8", errors="strict", newline=""), shown_path(path)
 
 
 def _checked_lines(handle: TextIO, label: str) -> Iterator[str]:
@@ -59,7 +62,8 @@ def _checked_lines(handle: TextIO, label: str) -> Iterator[str]:
         ) from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, outputs: Outputs) -> int:
+    """Encode as ``args`` say (encode writes no files: ``outputs`` stays empty)."""
     from core.encode.tokenizer import Tokenizer
 
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)

@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import escape_token
 from core.fingerprint import fingerprint
@@ -34,8 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="summarise a tokenizer file",
         description="Print format, size, special tokens, fingerprint, longest tokens and bytes/token on the samples.",
     )
-    parser.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer file of any supported format, or its folder")
-    parser.add_argument("--merges", metavar="PATH", help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+                        help="tokenizer file of any supported format, or its folder")
+    parser.add_argument("--merges", metavar="PATH", type=path_text, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     parser.add_argument("--longest", metavar="N", type=int, default=10,
                         help="how many longest tokens to list (default 10)")
     parser.add_argument("--no-samples", action="store_true", help="skip bytes/token on the bundled samples")
@@ -43,6 +46,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _quoted(token: bytes | str) -> str:
     return escape_token(token, glyphs=False, quote=True)
+
+
+def _shown(text: str) -> str:
+    """Text from a file (a name, a path) as it may be printed: a control character in it is escaped, so a
+    tokenizer file cannot clear the screen, set the window title or fake lines of output."""
+    return escape_token(text, glyphs=False)
 
 
 def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True) -> list[str]:
@@ -55,7 +64,7 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
     specials = ", ".join(f"{_quoted(s)} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
     counts = "recorded" if model.merge_counts is not None else "not recorded"
     lines = [
-        f"name:           {model.name or '-'}",
+        f"name:           {_shown(model.name) if model.name else '-'}",
         f"format:         {FORMAT_LABELS.get(format_name, format_name)}",
         f"vocab size:     {size}",
         f"special tokens: {specials}",
@@ -66,7 +75,8 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
     if model.training is not None:
         info = model.training
         lines.append(
-            f"trained on:     {info.corpus_path or '(in memory)'} ({info.corpus_bytes:,} bytes), "
+            f"trained on:     {_shown(str(info.corpus_path)) if info.corpus_path else '(in memory)'} "
+            f"({info.corpus_bytes:,} bytes), "
             f"vocab_size={info.vocab_size}, min_frequency={info.min_frequency}"
         )
     if longest > 0:
@@ -98,10 +108,11 @@ def _sample_lines(model: BPEModel) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, outputs: Outputs) -> int:
+    """Print the summary (inspect writes no files: ``outputs`` stays empty)."""
     path = Path(args.tokenizer)
     model = load_tokenizer(path, merges_path=args.merges)
-    lines = [f"file:           {path}"]
+    lines = [f"file:           {_shown(str(path))}"]
     lines += summary_lines(model, format_name=detect_format(path), longest=args.longest, samples=not args.no_samples)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

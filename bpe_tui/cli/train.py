@@ -4,7 +4,9 @@ The command is a loop over :meth:`core.train.run.TrainingRun.events`, the same e
 goes to a reporter (:mod:`bpe_tui.cli.train_display`: a live ``rich`` display when stderr is a terminal,
 plain lines otherwise) and, with ``--events``, to a JSON-lines file (:mod:`bpe_tui.cli.train_events`).
 Nothing is written until training has finished: the tokenizer and the events file each appear by an
-atomic rename, so an error or Ctrl-C leaves no partial file.
+atomic rename, so an error or Ctrl-C leaves no partial file. Both outputs are checked before training
+(:mod:`bpe_tui.cli.outputs`: never the corpus, an existing file only with ``--force``), and once saving
+begins Ctrl-C waits for both renames.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from bpe_tui.cli.arguments import add_force, path_text, special_token, worker_count
+from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
-from bpe_tui.cli.train_events import events_file, write_event
+from bpe_tui.cli.train_events import events_file, finish_events, write_event
 from bpe_tui.text import unlisted_markers_line
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.markers import count_markers
 from core.errors import SettingsError
 from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
-from core.atomic import OutputError
 from core.train.memory import RSSProbe
 from core.train.run import TrainingRun
 
@@ -43,21 +46,23 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Train a byte-level BPE tokenizer (Stanford CS336 semantics) on a UTF-8 text file and save it "
             "in bpe-tui's JSON format. Progress goes to stderr: a live display on a terminal, plain lines "
-            "otherwise. Nothing is written if training fails or is interrupted."
+            "otherwise. Nothing is written if training fails or is interrupted. Existing output files are "
+            "only replaced with --force, and the corpus never is."
         ),
     )
-    parser.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file to train on")
+    parser.add_argument("corpus", metavar="CORPUS", type=path_text, help="UTF-8 text file to train on")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N",
         help="final vocabulary size: 256 byte tokens + the special tokens + the merges",
     )
     parser.add_argument(
-        "--special-token", action="append", default=[], dest="special_tokens", metavar="S",
+        "--special-token", action="append", default=[], dest="special_tokens", metavar="S", type=special_token,
         help="a special token such as '<|endoftext|>' (repeatable); documents are split at it, no merge spans it",
     )
     parser.add_argument(
-        "--workers", type=int, default=None, metavar="K",
-        help="worker processes for reading and pre-tokenising (default: all cores; the result is the same for any K)",
+        "--workers", type=worker_count, default=None, metavar="K",
+        help="worker processes for reading and pre-tokenising (default: all cores; the result is the same for "
+        "any K; at most 4 per core)",
     )
     parser.add_argument(
         "--min-frequency", type=int, default=0, metavar="F",
@@ -68,26 +73,27 @@ def add_parser(subparsers: Any) -> None:
         help="invalid UTF-8 in the corpus: 'strict' (default) stops with its byte offset, 'replace' uses U+FFFD",
     )
     parser.add_argument(
-        "-o", "--output", type=Path, default=None, metavar="OUT.json",
+        "-o", "--output", type=path_text, default=None, metavar="OUT.json",
         help="where to save the tokenizer (default: <corpus stem>-<N>.json in the current directory)",
     )
     parser.add_argument(
-        "--events", type=Path, default=None, metavar="EVENTS.jsonl",
+        "--events", type=path_text, default=None, metavar="EVENTS.jsonl",
         help="also save every training event, one JSON object a line",
     )
+    add_force(parser)
 
 
 # -------------------------------------------------------------------------------------------------- command
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, outputs: Outputs | None = None) -> int:
     """Train as ``args`` say, report progress on stderr, save the result; 0 on success.
 
     Raises:
         BPEError: bad input (corpus, settings or output path); the dispatcher prints it as one line.
         KeyboardInterrupt: Ctrl-C; the run is cancelled and nothing is written.
     """
-    return train_command(args)
+    return train_command(args, outputs=outputs)
 
 
 def train_command(
@@ -97,9 +103,13 @@ def train_command(
     clock: Clock = time.monotonic,
     probe: RSSProbe | None = None,
     interactive: bool | None = None,
+    outputs: Outputs | None = None,
 ) -> int:
-    """:func:`run` with its surroundings injectable: the stream, clock and RSS probe, and whether to draw live."""
+    """:func:`run` with its surroundings injectable: the stream, clock and RSS probe, whether to draw live,
+    and the :class:`Outputs` that checks and accounts for the files written."""
     stream = stderr if stderr is not None else sys.stderr
+    if outputs is None:
+        outputs = Outputs("train", force=getattr(args, "force", False))
     training = TrainingRun(
         args.corpus,
         args.vocab_size,
@@ -109,8 +119,9 @@ def train_command(
         errors=args.errors,
     )
     assert training.path is not None
-    output = args.output if args.output is not None else default_output(training.path, args.vocab_size)
-    check_outputs(training.path, output, args.events)
+    output = Path(args.output) if args.output is not None else default_output(training.path, args.vocab_size)
+    events = Path(args.events) if args.events is not None else None
+    check_outputs(outputs, training.path, output, events)
     warn_unlisted_markers(training.path, args.special_tokens, stream)
 
     if interactive is None:
@@ -121,12 +132,19 @@ def train_command(
         if interactive
         else PlainReporter(stats, stream)
     )
-    with _interrupt_main_process_only(), reporter:
-        with events_file(args.events, training) as sink:
-            finished = drive(training, reporter, sink)
-            # Inside the events file's block: if saving the tokenizer fails, the events file is dropped too.
-            written = save_tokenizer(finished.model, output, format="bpe-tui")
-    reporter.finish(summary_line(stats, finished, written, args.events))
+    with outputs.saving():
+        with _interrupt_main_process_only(), reporter:
+            with events_file(events, training) as sink:
+                finished = drive(training, reporter, sink)
+                # Saving starts: Ctrl-C now waits (outputs.hold), so both files are renamed or neither is.
+                # The events go to disk first, so a full disk is met before the tokenizer is in place; the
+                # tokenizer is saved inside the events file's block, so if that fails the events file is
+                # dropped too.
+                outputs.hold()
+                if sink is not None:
+                    finish_events(sink)
+                written = save_tokenizer(finished.model, output, format="bpe-tui")
+        reporter.finish(summary_line(stats, finished, written, events))
     return 0
 
 
@@ -167,7 +185,7 @@ def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[st
     except OSError:
         return
     if markers:
-        example = markers.counts[0][0] if markers.counts else "<|endoftext|>"
+        example = escape_controls(markers.counts[0][0], keep='') if markers.counts else "<|endoftext|>"
         print(
             f"bpe-tui train: warning: {escape_controls(str(corpus), keep='')}: {unlisted_markers_line(markers)}; "
             f"to keep each whole, pass it with --special-token (e.g. --special-token '{example}')",
@@ -185,27 +203,18 @@ def default_output(corpus: Path, vocab_size: int) -> Path:
     return Path(f"{corpus.stem}-{vocab_size}.json")
 
 
-def check_outputs(corpus: Path, output: Path, events: Path | None) -> None:
+def check_outputs(outputs: Outputs, corpus: Path, output: Path, events: Path | None) -> None:
     """Refuse, before any training, output paths that could not be written or would overwrite an input.
 
     Raises:
-        OutputError: a directory is missing or not writable, or a path is a directory.
+        OutputError: a directory is missing or not writable, a path is a directory, or a file exists and
+            ``--force`` was not given.
         SettingsError: an output path is the corpus, or both outputs are the same file.
     """
-    for path, option in ((output, "-o"), (events, "--events")):
-        if path is None:
-            continue
-        directory = path.parent
-        if not directory.is_dir():
-            raise OutputError(f"cannot write {path} ({option}): directory {directory} does not exist; create it first")
-        if path.is_dir():
-            raise OutputError(f"cannot write {path} ({option}): it is a directory; give a file name")
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise OutputError(f"cannot write {path} ({option}): directory {directory} is not writable")
-        if path.exists() and path.resolve() == corpus.resolve():
-            raise SettingsError(f"{option} {path} is the corpus itself; choose another output file")
-    if events is not None and events.resolve() == output.resolve():
-        raise SettingsError(f"--events {events} is also the tokenizer output; give two different files")
+    outputs.add_input(corpus, "the corpus itself")
+    outputs.add(output, "-o")
+    if events is not None:
+        outputs.add(events, "--events")
 
 
 @contextlib.contextmanager

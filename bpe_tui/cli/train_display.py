@@ -128,17 +128,22 @@ class TrainingStats:
         return f"{shown} ({len(self.longest)} bytes, merge {self.longest_rank + 1:,})"
 
 
+def _shown(path: Path | str) -> str:
+    """A path as it is printed: control characters escaped, so a file name cannot drive the terminal."""
+    return escape_token(str(path), glyphs=False)
+
+
 def summary_line(stats: TrainingStats, finished: TrainingFinished, written: list[Path], events: Path | None) -> str:
     """The one line said at the end: merges, vocab size, time, peak RSS and where the files went."""
     model: BPEModel = finished.model
     reason = StopReason(finished.reason).wording
-    where = ", ".join(str(path) for path in written)
+    where = ", ".join(_shown(path) for path in written)
     line = (
         f"trained {len(model.merges):,} merges ({reason}), vocab size {model.vocab_size:,}, "
         f"in {format_duration(stats.elapsed)}, peak RSS {format_bytes(stats.peak_rss)}; saved to {where}"
     )
     if events is not None:
-        line += f", events in {events}"
+        line += f", events in {_shown(events)}"
     return line
 
 
@@ -285,7 +290,7 @@ class LiveReporter(Reporter):
         filled = round(BAR_CELLS * (fraction or 0.0))
         left = stats.eta
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{'training':>8}  ", style="bold").append(f"{self.corpus.name} -> {self.output}\n")
+        text.append(f"{'training':>8}  ", style="bold").append(f"{_shown(self.corpus.name)} -> {_shown(self.output)}\n")
         text.append(f"{stats.phase or 'starting':>8}  ", style="bold cyan")
         text.append("━" * filled, style="magenta").append("━" * (BAR_CELLS - filled), style="bright_black")
         text.append(f" {100 * fraction:3.0f}%\n" if fraction is not None else "\n")

@@ -38,8 +38,21 @@ def events_file(path: Path | None, training: TrainingRun) -> Iterator[BinaryIO |
 
 
 def write_event(sink: BinaryIO, event: TrainingEvent) -> None:
-    """Append one event to an open events file."""
+    """Append one event to an open events file.
+
+    Raises:
+        OutputError: the disk is full (the file is then dropped when its block ends).
+    """
     sink.write(_json_line(event_record(event)))
+
+
+def finish_events(sink: BinaryIO) -> None:
+    """Put everything written so far on disk, so that a full disk shows here rather than at the rename.
+
+    Raises:
+        OutputError: it cannot be written.
+    """
+    sink.sync()  # type: ignore[attr-defined]  # atomic_open's file
 
 
 def start_record(training: TrainingRun) -> dict[str, Any]:

@@ -8,6 +8,7 @@ stop early by simply not asking for more.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -17,6 +18,8 @@ import regex
 
 from core.analysis.markers import NO_MARKERS, MarkerCounter, MarkerCounts
 from core.analysis.script_mix import SCRIPTS, ScriptMix, script_mix
+from core.errors import CorpusError
+from core.input_files import check_regular_file
 
 _CONTROL = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -105,6 +108,18 @@ class _DocumentCounter:
             self._content = False
 
 
+def _regular_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` if it is a regular file, else an OSError whose ``strerror`` is the whole one-line message.
+
+    A FIFO would block the open and ``/dev/zero`` would be read forever (see :mod:`core.input_files`).
+    OSError, not CorpusError: the corpus pane reports any file it cannot read by its ``strerror``.
+    """
+    try:
+        return check_regular_file(path, CorpusError)
+    except CorpusError as error:
+        raise OSError(errno.EINVAL, str(error)) from None
+
+
 def scan_corpus(
     path: str | os.PathLike[str],
     special_tokens: Iterable[str] = (),
@@ -115,7 +130,7 @@ def scan_corpus(
     """Yield cumulative stats of the file after each block; the last one has ``complete=True``.
 
     Raises:
-        OSError: if the file cannot be opened or read (the caller reports it).
+        OSError: if the file cannot be opened or read, or is not a regular file (the caller reports it).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.txt"
@@ -124,7 +139,7 @@ def scan_corpus(
     >>> s.lines, s.documents, s.markers.counts, s.complete
     (3, 2, (('<|sep|>', 1),), True)
     """
-    path = Path(path)
+    path = _regular_file(path)
     size = path.stat().st_size
     stats = CorpusStats(path=path, size=size, mix_sampled=size > script_sample_bytes)
     special_tokens = tuple(special_tokens)
@@ -190,7 +205,7 @@ def preview_text(path: str | os.PathLike[str], max_bytes: int = 4096) -> str:
     >>> preview_text(p)
     'a\\\\x1b[31mb\\n'
     """
-    with open(path, "rb") as handle:
+    with open(_regular_file(path), "rb") as handle:
         data = handle.read(max_bytes)
     text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=False)
     return escape_controls(text)

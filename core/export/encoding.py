@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from core.errors import CorpusError
-from core.atomic import OutputError
+from core.atomic import OutputError, describe_write_error
+from core.input_files import shown_path
 
 if TYPE_CHECKING:
     from core.encode.tokenizer import Tokenizer
@@ -51,7 +52,7 @@ def write_flushed(handle: BinaryIO, data: bytes, out: Path) -> None:
         handle.write(data)
         handle.flush()
     except OSError as error:
-        raise OutputError(f"cannot write {out}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write {shown_path(out)}: {describe_write_error(error)}") from None
 
 
 def encode_into(handle: BinaryIO, tokenizer: Tokenizer, corpus: Path, chunk: tuple[int, int], dtype: str,

@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from core.export.chunk_queue import WORKER_DIED, ChunkQueue, ForkedChunkQueue
 from core.errors import BPEError
 from core.export.encoding import ITEM_BYTES, encode_into
-from core.atomic import OutputError
+from core.atomic import OutputError, describe_write_error, temp_prefix
+from core.input_files import shown_path
 from core.export.word_exchange import WordExchange
 
 if TYPE_CHECKING:
@@ -151,7 +152,9 @@ class SharedExport:
         self._context: Any = None
         self._queue: ChunkQueue | None = None
         self._dtype = "uint16"
-        self._prefix = f".{out.name}.{os.getpid()}-{id(self):x}-"
+        # Named like every temporary (core.atomic): a later export to ``out`` removes them if this process is
+        # killed. The object's id keeps two exports in one process apart.
+        self._prefix = f"{temp_prefix(out)}{id(self):x}-"
 
     def _new_part(self) -> _Part:
         try:
@@ -162,7 +165,7 @@ class SharedExport:
             fd, words = tempfile.mkstemp(prefix=self._prefix, suffix=".words", dir=self.out.parent)
             os.close(fd)
         except OSError as error:
-            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
+            raise OutputError(f"cannot write {shown_path(self.out)}: {describe_write_error(error)}") from None
         part = _Part(Path(name), Path(words))
         self.parts.append(part)
         return part
@@ -180,7 +183,7 @@ class SharedExport:
             else:
                 self._queue = ChunkQueue(self._context, count)
         except OSError as error:
-            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
+            raise OutputError(f"cannot write {shown_path(self.out)}: {describe_write_error(error)}") from None
         source = tokenizer if method == "fork" else tokenizer.model
         for _ in range(self.processes):
             self._new_part()  # the first is this process's
@@ -284,7 +287,7 @@ class SharedExport:
                     left -= len(data)
             handle.flush()
         except OSError as error:
-            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from None
+            raise OutputError(f"cannot write {shown_path(self.out)}: {describe_write_error(error)}") from None
         finally:
             for source in sources:
                 source.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from core.errors import SettingsError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
 from core.formats.common import show_token
+from core.input_files import check_regular_file
 from core.model import BPEModel
 
 __all__ = ["FORMATS", "load_tokenizer", "save_tokenizer", "detect_format", "show_token"]
@@ -63,6 +65,8 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     [(b'a', b'b')]
     """
     source = _resolve(Path(path))
+    if merges_path is not None:
+        check_regular_file(merges_path, TokenizerFileError, fix="give a merges.txt file")
     kind, content = _sniff(source)
     if kind == "bpe-tui":
         return native.from_json(content, source)
@@ -95,14 +99,19 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 
 def _resolve(path: Path) -> Path:
-    """A directory stands for the tokenizer file inside it."""
-    if not path.exists():
-        raise TokenizerFileError(f"{path}: no such file; check the path")
-    if not path.is_dir():
-        return path
+    """A directory stands for the tokenizer file inside it; anything else must be a regular file.
+
+    A FIFO or a device is refused before it is opened (``/dev/zero`` would be read forever).
+    """
+    try:
+        directory = stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        directory = False  # check_regular_file names the problem
+    if not directory:
+        return check_regular_file(path, TokenizerFileError, fix="give a tokenizer file")
     for name in ("tokenizer.json", "vocab.json"):
         if (path / name).is_file():
-            return path / name
+            return check_regular_file(path / name, TokenizerFileError, fix="give a tokenizer file")
     raise TokenizerFileError(f"{path}: directory holds no tokenizer.json or vocab.json; give the tokenizer file itself")
 
 

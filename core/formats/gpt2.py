@@ -19,7 +19,7 @@ import os
 import re
 from pathlib import Path
 
-from core.atomic import OutputError, atomic_open
+from core.atomic import atomic_directory, atomic_open
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
 from core.formats.common import checked_model
@@ -315,7 +315,9 @@ def output_paths(path: Path) -> tuple[Path, Path]:
 def write(model: BPEModel, path: Path) -> list[Path]:
     """Save ``model`` as vocab.json + merges.txt (see :func:`core.formats.save_tokenizer` for ``path``).
 
-    Both files are fully written to temporary files before either is renamed into place.
+    Both files are fully written to temporary files before either is renamed into place. A folder that
+    does not exist yet is made as a temporary folder and renamed into place with both files in it, so a
+    failed or interrupted save leaves no folder behind.
     """
     if model.pattern != GPT2_PATTERN:
         raise SettingsError(
@@ -323,18 +325,25 @@ def write(model: BPEModel, path: Path) -> list[Path]:
             "this tokenizer uses another; save as bpe-tui or hf instead"
         )
     vocab_path, merges_path = output_paths(path)
-    if vocab_path.parent == path and not path.is_dir():
-        try:
-            path.mkdir()
-        except OSError as error:
-            raise OutputError(f"cannot create directory {path}: {error.strerror or error}") from None
     entries = [f"  {_json_string(encode_bytes(token))}: {token_id}" for token_id, token in sorted(model.vocab.items())]
     vocab_text = "{\n" + ",\n".join(entries) + "\n}\n"
     merges_text = "\n".join([VERSION_LINE, *(f"{encode_bytes(a)} {encode_bytes(b)}" for a, b in model.merges)]) + "\n"
+    if vocab_path.parent == path and not path.is_dir():
+        with atomic_directory(path) as folder:
+            _write_pair(folder / vocab_path.name, vocab_text, folder / merges_path.name, merges_text)
+    else:
+        _write_pair(vocab_path, vocab_text, merges_path, merges_text)
+    return [vocab_path, merges_path]
+
+
+def _write_pair(vocab_path: Path, vocab_text: str, merges_path: Path, merges_text: str) -> None:
     with atomic_open(vocab_path) as vocab_file, atomic_open(merges_path) as merges_file:
         vocab_file.write(vocab_text.encode("utf-8"))
         merges_file.write(merges_text.encode("utf-8"))
-    return [vocab_path, merges_path]
+        # Both on disk before either is renamed: a full disk must not leave a new merges.txt beside an old
+        # vocab.json (the inner block's rename comes first).
+        vocab_file.sync()  # type: ignore[attr-defined]
+        merges_file.sync()  # type: ignore[attr-defined]
 
 
 def _json_string(text: str) -> str:

@@ -27,20 +27,14 @@ keeps each worker near 10 MiB whatever the corpus size."""
 
 
 def check_corpus_path(path: str | os.PathLike[str]) -> Path:
-    """Return ``path`` as a Path if it is a readable regular file; otherwise raise a one-line CorpusError."""
-    p = Path(path)
-    if not p.exists():
-        raise CorpusError(f"{p}: no such file; check the path")
-    if p.is_dir():
-        raise CorpusError(f"{p}: is a directory; give a text file inside it")
-    if not os.access(p, os.R_OK):
-        raise CorpusError(f"{p}: permission denied; make the file readable")
-    try:
-        with open(p, "rb") as f:
-            f.read(1)
-    except OSError as error:
-        raise CorpusError(f"{p}: cannot be read ({error.strerror}); check the file") from None
-    return p
+    """Return ``path`` as a Path if it is a readable regular file; otherwise raise a one-line CorpusError.
+
+    FIFOs, devices, sockets and files whose size is not their length (``/proc``) are refused without
+    blocking: see :func:`core.input_files.check_regular_file`.
+    """
+    from core.input_files import check_regular_file
+
+    return check_regular_file(path, CorpusError)
 
 
 def file_sha256(path: Path) -> str:

@@ -2,13 +2,21 @@
 
     python tests/cli/interrupt_point.py FOLDER POINT COMMAND ARGS...
 
-Every process that reaches POINT makes a file in FOLDER, ``main`` or ``worker-<pid>``, and sleeps until it
-is interrupted or killed. (Files, not lines on stderr: a line printed by one process can be cut in two by
-another's, so the command's own output stays as it would be.) The points:
+Every process that reaches POINT makes a file in FOLDER, ``main`` or ``worker-<pid>``, and waits there.
+(Files, not lines on stderr: a line printed by one process can be cut in two by another's, so the
+command's own output stays as it would be.) A worker waits until it is stopped. The main process waits
+until a SIGINT has been handled: if the command's handler raised KeyboardInterrupt, that goes on from
+here; if the handler only noted it (Ctrl-C waits while a command saves), the command goes on from here,
+as it would had the signal come at this moment. The points:
 
+* ``importing``: while ``bpe_tui.cli`` is being imported, before any argument is parsed;
+* ``parsing``: while the command's arguments are parsed;
 * ``reading``: decoding a chunk of the corpus while training, here and in the reading workers;
 * ``merging``: just after the fifth merge of a training run;
-* ``exporting``: encoding any chunk after the warm-up chunk of an export, here and in its workers.
+* ``exporting``: encoding any chunk after the warm-up chunk of an export, here and in its workers;
+* ``before-rename`` / ``after-rename``: just before or after the rename that puts a saved file (or a new
+  folder) in place; ``before-rename:N`` waits at the Nth rename of the run (GPT-2's new folder is the
+  third: vocab.json and merges.txt inside it go first).
 
 Only the waiting is added: signal handling is the real one. SIGINT starts out as Python's own handler,
 whatever this process inherited (a shell script's background job inherits it ignored, which would make
@@ -17,6 +25,7 @@ the command under test ignore Ctrl-C as a background job should).
 
 from __future__ import annotations
 
+import importlib.abc
 import os
 import signal
 import sys
@@ -29,12 +38,74 @@ FOLDER = Path(sys.argv[1])
 
 def wait_here(point: str) -> None:
     name = "main" if os.getpid() == MAIN_PID else f"worker-{os.getpid()}"
-    (FOLDER / name).touch()
-    time.sleep(3600)  # interrupted by the signal in the main process; workers are stopped by it
+    if os.getpid() != MAIN_PID:
+        (FOLDER / name).touch()
+        time.sleep(3600)  # workers ignore SIGINT; the main process stops them
+        return
+    handled: list[int] = []
+    handler = signal.getsignal(signal.SIGINT)
+
+    def noted(signum, frame):
+        handled.append(signum)
+        handler(signum, frame)
+
+    if callable(handler):
+        signal.signal(signal.SIGINT, noted)
+    (FOLDER / name).touch()  # only now: the test may send SIGINT as soon as it sees the file
+    try:
+        while not handled:
+            time.sleep(0.005)  # polls for an event, does not wait for time to pass
+    finally:
+        if signal.getsignal(signal.SIGINT) is noted:
+            signal.signal(signal.SIGINT, handler)
+
+
+class _WaitWhileImporting(importlib.abc.MetaPathFinder):
+    """Waits the first time ``bpe_tui.cli`` is looked for, then lets the normal import go on."""
+
+    def find_spec(self, name, path, target=None):
+        if name == "bpe_tui.cli":
+            sys.meta_path.remove(self)
+            wait_here("importing")
+        return None
+
+
+def _at_rename(point: str) -> None:
+    import core.atomic
+
+    when, _, nth = point.partition(":")
+    wanted = int(nth or 1)
+    commit = core.atomic._commit
+    seen = 0
+
+    def waiting_commit(temp, target):
+        nonlocal seen
+        seen += 1
+        if seen == wanted and when == "before-rename":
+            wait_here(point)
+        commit(temp, target)
+        if seen == wanted and when == "after-rename":
+            wait_here(point)
+
+    core.atomic._commit = waiting_commit
 
 
 def patch(point: str) -> None:
-    if point == "reading":
+    if point == "importing":
+        sys.meta_path.insert(0, _WaitWhileImporting())
+    elif point == "parsing":
+        import argparse
+
+        parse = argparse.ArgumentParser.parse_intermixed_args
+
+        def waiting_parse(self, *args, **kwargs):
+            wait_here(point)
+            return parse(self, *args, **kwargs)
+
+        argparse.ArgumentParser.parse_intermixed_args = waiting_parse
+    elif point.startswith(("before-rename", "after-rename")):
+        _at_rename(point)
+    elif point == "reading":
         import core.train.reading
 
         decode_chunk = core.train.reading.decode_chunk
@@ -77,4 +148,5 @@ if __name__ == "__main__":
     patch(sys.argv[2])
     from bpe_tui.__main__ import main
 
-    sys.exit(main(sys.argv[3:]))
+    # The whole process, as the installed ``bpe-tui`` is: a Ctrl-C after the command is ignored on the way out.
+    sys.exit(main(sys.argv[3:], own_process=True))

@@ -337,7 +337,7 @@ def test_a_queue_lock_file_that_cannot_be_made_is_an_output_error(
     monkeypatch.setattr(core.export.chunk_queue.tempfile, "TemporaryFile", refuse)
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(WORDS)
-    with pytest.raises(OutputError, match=r"cannot write .*ids\.npy: Permission denied"):
+    with pytest.raises(OutputError, match=r"cannot write .*ids\.npy: permission denied"):
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=2, chunk_bytes=1000)
     assert leftovers(tmp_path) == []
 

@@ -1,0 +1,150 @@
+"""Parsing a headless command's arguments: one-line errors, options anywhere, and values checked as they are read.
+
+argparse's own errors print the whole usage block before the message; here a bad argument is one line,
+``bpe-tui CMD: error: ...; see 'bpe-tui CMD --help'``, with exit status 2. Each command is parsed on its
+own with ``parse_intermixed_args``, so options may come before, between or after the positionals
+(``encode TOK --count FILE``). The argument types refuse up front what would otherwise fail late: a path
+or special token that is not valid UTF-8 (which would fail when the trained tokenizer is saved), and a
+worker count beyond what the machine can use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, NoReturn
+
+from core.input_files import shown_path
+
+MAX_WORKERS_PER_CPU = 4
+MAX_WORKERS = 256
+"""``--workers`` above ``min(4 x CPUs, 256)`` is refused: more processes than that only wait for a core,
+and a thousand of them run out of file descriptors (``select()`` takes at most 1,024)."""
+
+
+class UsageError(Exception):
+    """A bad command line; the message is one line."""
+
+
+class ParserExit(Exception):
+    """The parser is done (after ``--help``): exit with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ArgumentParser that raises :class:`UsageError` (one line) instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}; see '{self.prog} --help'")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            self._print_message(message)
+        raise ParserExit(status)
+
+
+class SingleCommand:
+    """Stands in for argparse's subparsers when one command's parser is built on its own.
+
+    Each command module registers itself with ``add_parser(subparsers)``; given this object instead, the
+    parser it makes is a :class:`CommandParser` named ``bpe-tui NAME``, which can parse intermixed
+    arguments (argparse refuses that for a parser with subparsers).
+    """
+
+    def __init__(self) -> None:
+        self.parser: CommandParser | None = None
+
+    def add_parser(self, name: str, **kwargs: Any) -> CommandParser:
+        kwargs.pop("help", None)
+        self.parser = CommandParser(prog=f"bpe-tui {name}", **kwargs)
+        return self.parser
+
+
+def max_workers() -> int:
+    """The most ``--workers`` this machine accepts: 4 per CPU, at most 256.
+
+    >>> 4 <= max_workers() <= 256
+    True
+    """
+    return min(MAX_WORKERS_PER_CPU * (os.cpu_count() or 1), MAX_WORKERS)
+
+
+def _undecodable(text: str) -> int | None:
+    """The first byte of ``text`` that was not UTF-8 (argv keeps it as a lone surrogate), or None."""
+    for ch in text:
+        if 0xDC80 <= ord(ch) <= 0xDCFF:
+            return ord(ch) - 0xDC00
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            return ord(ch)
+    return None
+
+
+def path_text(text: str) -> str:
+    """A path argument: not empty, and UTF-8 (tokenizer files record the corpus path as UTF-8 text).
+
+    >>> path_text("corpus.txt")
+    'corpus.txt'
+    >>> path_text("caf\\udce9.txt")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: caf\\xe9.txt: the name is not valid UTF-8 (byte 0xe9); rename the file
+    """
+    if text == "":
+        raise argparse.ArgumentTypeError("an empty path; give a file name")
+    bad = _undecodable(text)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(
+            f"{shown_path(text)}: the name is not valid UTF-8 (byte 0x{bad:02x}); rename the file"
+        )
+    return text
+
+
+def special_token(text: str) -> str:
+    """A ``--special-token``: valid UTF-8 text (it is stored, and matched, as text).
+
+    >>> special_token("<|endoftext|>")
+    '<|endoftext|>'
+    >>> special_token("<\\udcff>")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: '<\\xff>' is not valid UTF-8 text (byte 0xff); give special tokens as UTF-8 text
+    """
+    bad = _undecodable(text)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(
+            f"'{shown_path(text)}' is not valid UTF-8 text (byte 0x{bad:02x}); give special tokens as UTF-8 text"
+        )
+    return text
+
+
+def worker_count(text: str) -> int:
+    """A ``--workers`` value: a whole number from 1 to :func:`max_workers`.
+
+    >>> worker_count("2")
+    2
+    >>> worker_count("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 0 processes: give at least 1
+    """
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{count} processes: give at least 1")
+    limit = max_workers()
+    if count > limit:
+        raise argparse.ArgumentTypeError(
+            f"{count:,} processes are more than this machine can use ({MAX_WORKERS_PER_CPU} per CPU, "
+            f"at most {MAX_WORKERS}); give {limit} or fewer"
+        )
+    return count
+
+
+def add_force(parser: argparse.ArgumentParser) -> None:
+    """The ``--force`` option of every command that writes files."""
+    parser.add_argument(
+        "--force", action="store_true",
+        help="overwrite output files that already exist (an input file is never overwritten, even with --force)",
+    )

@@ -1,0 +1,241 @@
+"""The files a headless command writes: checked before any work, saved whole, and accounted for after Ctrl-C.
+
+The rules, the same for every command (the README's "Guarantees" section says them to users):
+
+* No command writes onto one of its own inputs, not even with ``--force``: not the same path, and not
+  the same file reached through a symbolic or a hard link (``os.path.samefile``).
+* An existing file is replaced only with ``--force``, and only a file: never a folder, a FIFO or a device.
+* The folder must exist and be writable and the name must fit the file system. All of this is checked
+  before the work starts, so a bad ``-o`` fails at once, not after an hour of training.
+* Files are written to a temporary beside them and renamed into place (:mod:`core.atomic`). Once a
+  command starts saving (:meth:`Outputs.hold`), Ctrl-C waits until saving is over, so that a command
+  that writes two files never leaves one new and one old; a second Ctrl-C does not wait.
+* After an interrupt, which outputs are new is told by their identity (device and inode): a rename puts a
+  new file in place, so a changed identity means a complete new file, and an unchanged one the old file
+  (or none). The command then says exactly that (:meth:`Outputs.interrupted`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from core.atomic import OutputError, describe_write_error
+from core.errors import SettingsError
+from core.input_files import file_kind, shown_path
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _same_name(a: Path, b: Path) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:
+        return False
+
+
+@dataclass
+class Output:
+    """One file a command will write, as given on the command line (``option`` names the argument)."""
+
+    path: Path
+    option: str
+    before: tuple[int, int] | None
+    """Device and inode of what was at ``path`` before the command; None when nothing was."""
+
+    @property
+    def written(self) -> bool:
+        """Whether a new file has been renamed into place since the check."""
+        now = _identity(self.path)
+        return now is not None and now != self.before
+
+    def shown(self) -> str:
+        return shown_path(self.path)
+
+
+def _names(outputs: list[Output]) -> str:
+    return ", ".join(output.shown() for output in outputs)
+
+
+class Outputs:
+    """The inputs and outputs of one command run, the checks between them, and what an interrupt left.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp()); corpus = folder / "c.txt"; _ = corpus.write_text("x")
+    >>> outputs = Outputs("train")
+    >>> outputs.add_input(corpus, "the corpus itself")
+    >>> outputs.add(folder / "c.txt", "-o")
+    Traceback (most recent call last):
+    core.errors.SettingsError: -o .../c.txt is the corpus itself; choose another output file
+    >>> outputs.add(folder / "tok.json", "-o").name
+    'tok.json'
+    """
+
+    def __init__(self, command: str, *, force: bool = False) -> None:
+        self.command = command
+        self.force = force
+        self.inputs: list[tuple[Path, str]] = []
+        self.outputs: list[Output] = []
+        self.held_interrupt = False
+        """Ctrl-C came while saving and waited for saving to end (see :meth:`hold`)."""
+        self._previous: Any = None  # the SIGINT handler before holding
+        self._holding: Any = None  # the one while holding
+
+    # ------------------------------------------------------------------------------------------- checks
+
+    def add_input(self, path: str | os.PathLike[str], what: str) -> None:
+        """Record a file the command reads (``what`` says which, in messages: ``"the corpus itself"``)."""
+        if os.path.lexists(path):
+            self.inputs.append((Path(path), what))
+
+    def add(self, path: str | os.PathLike[str], option: str, *, new_folder: bool = False) -> Path:
+        """Check that the command may write ``path`` and record it; return it as a Path.
+
+        ``new_folder``: the file goes in a folder the command makes itself when it is missing (GPT-2's
+        pair), so then that folder's parent is checked.
+
+        Raises:
+            SettingsError: ``path`` is one of the inputs, or another output of this command.
+            OutputError: ``path`` exists and ``--force`` was not given, is not a file, or cannot be
+                written (missing or read-only folder, a name too long, a path through a file).
+        """
+        target = Path(path)
+        label = f"{option} {shown_path(target)}" if option else shown_path(target)
+        self._check_folder(target.parent, label, new_folder=new_folder)
+        try:
+            status: os.stat_result | None = os.lstat(target)
+        except FileNotFoundError:
+            status = None
+        except OSError as error:
+            raise OutputError(f"cannot write {label}: {describe_write_error(error)}") from None
+        for other in self.outputs:
+            if _same_name(other.path, target) or _same_file(other.path, target):
+                raise SettingsError(f"{label} is also {other.option}'s output; give two different files")
+        if status is not None:
+            self._check_existing(target, status, label)
+        self.outputs.append(Output(target, option, _identity(target)))
+        return target
+
+    def _check_folder(self, folder: Path, label: str, *, new_folder: bool) -> None:
+        try:
+            status = os.stat(folder)
+        except FileNotFoundError:
+            if new_folder:
+                self._check_folder(folder.parent, label, new_folder=False)
+                return
+            raise OutputError(
+                f"cannot write {label}: directory {shown_path(folder)} does not exist; create it first"
+            ) from None
+        except OSError as error:
+            raise OutputError(f"cannot write {label}: {describe_write_error(error)}") from None
+        if not stat.S_ISDIR(status.st_mode):
+            raise OutputError(f"cannot write {label}: {shown_path(folder)} is not a directory")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {label}: directory {shown_path(folder)} is not writable")
+
+    def _check_existing(self, target: Path, status: os.stat_result, label: str) -> None:
+        for source, what in self.inputs:
+            if _same_file(target, source) or _same_name(target, source):
+                raise SettingsError(f"{label} is {what}; choose another output file")
+        try:
+            followed = os.stat(target).st_mode
+        except OSError:
+            followed = status.st_mode  # a dangling link: replacing it loses nothing
+        if stat.S_ISDIR(followed):
+            raise OutputError(f"cannot write {label}: it is a directory; give a file name")
+        if not stat.S_ISREG(status.st_mode) and not stat.S_ISLNK(status.st_mode):
+            kind = file_kind(status.st_mode) or "not a regular file"
+            raise OutputError(f"cannot write {label}: it is {kind}; only a regular file is ever replaced")
+        if not self.force:
+            raise OutputError(f"{label} already exists; add --force to overwrite it")
+
+    # ----------------------------------------------------------------------------------------- Ctrl-C
+
+    @contextlib.contextmanager
+    def saving(self) -> Iterator[None]:
+        """The block in which the command saves; Ctrl-C waits from :meth:`hold` to the end of it."""
+        try:
+            yield
+        finally:
+            # Unless another handler has been put back meanwhile: then the hold is over already.
+            if self._holding is not None and signal.getsignal(signal.SIGINT) is self._holding:
+                signal.signal(signal.SIGINT, self._previous)
+            self._previous = self._holding = None
+
+    def hold(self) -> None:
+        """From now until the :meth:`saving` block ends, a Ctrl-C waits (noted in :attr:`held_interrupt`).
+
+        Saving takes a moment, and cut in two it would leave one output new and another old. A second
+        Ctrl-C does not wait. Where Ctrl-C is not Python's to handle (ignored, or not the main thread),
+        nothing changes.
+        """
+        previous = signal.getsignal(signal.SIGINT)
+        if not callable(previous) or self._holding is not None:
+            return
+
+        def wait(signum: int, frame: FrameType | None) -> None:
+            if self.held_interrupt:
+                previous(signum, frame)
+            self.held_interrupt = True
+
+        try:
+            signal.signal(signal.SIGINT, wait)
+        except ValueError:  # not the main thread
+            return
+        self._previous, self._holding = previous, wait
+
+    # ------------------------------------------------------------------------------------ afterwards
+
+    def written(self) -> list[Output]:
+        """The outputs a new file has been renamed into place at since the check."""
+        return [output for output in self.outputs if output.written]
+
+    def complete_note(self) -> str:
+        """After a Ctrl-C that came too late to stop anything: which files are complete."""
+        written = self.written()
+        verb = "is" if len(written) == 1 else "are"
+        return f"note: Ctrl-C came once saving had begun; {_names(written)} {verb} complete"
+
+    def interrupted(self) -> tuple[int, str]:
+        """The exit status and the line for a command that Ctrl-C ended: 0 if all it had to write is there.
+
+        >>> Outputs("encode").interrupted()
+        (130, 'interrupted')
+        """
+        if not self.outputs:
+            return 130, "interrupted"  # encode and inspect write no files (their output may be cut short)
+        written = self.written()
+        if not written:
+            return 130, "interrupted; nothing was written"
+        if len(written) == len(self.outputs):
+            return 0, self.complete_note()
+        missing = [output for output in self.outputs if output not in written]
+        verb = "is" if len(written) == 1 else "are"
+        return 130, f"interrupted; {_names(written)} {verb} complete, {_names(missing)} not written"
+
+    def after_error(self) -> str:
+        """What an error line adds when some outputs had been saved before it (empty when none had)."""
+        written = self.written()
+        if not written:
+            return ""
+        one = len(written) == 1
+        return f" ({_names(written)} {'was' if one else 'were'} saved before it and {'is' if one else 'are'} complete)"

@@ -1,0 +1,150 @@
+"""Checking input files before reading them: regular files only, and never an open or a read that blocks.
+
+A path given as a corpus or a tokenizer can name anything the file system holds: a named pipe with no
+writer (opening it waits forever), ``/dev/zero`` or ``/dev/urandom`` (a read never ends), a ``/proc``
+file (its size says 0 although it has content, so it would pass for an empty file). Only regular files
+are accepted. The kind is checked with ``stat`` before opening and again with ``fstat`` on the open file,
+since the path can change in between, and the open is non-blocking, so a FIFO put there meanwhile cannot
+hang it. A file whose content does not end where its size says (``/proc``, ``/sys``) is refused too: the
+readers trust the size to cut the file into chunks.
+
+Every problem is one line that names the path and the fix; :func:`shown_path` makes a path printable
+in such a line.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from core.errors import BPEError
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+_OS_PROBLEMS = {
+    errno.ENOENT: "no such file; check the path",
+    errno.ENOTDIR: "a part of the path is not a directory; check the path",
+    errno.ENAMETOOLONG: "the path is too long for the file system; use a shorter name",
+    errno.ELOOP: "too many levels of symbolic links (a loop?); check the path",
+    errno.EACCES: "permission denied; make the file readable",
+    errno.EPERM: "permission denied; make the file readable",
+}
+
+_SHOWN_AT_MOST = 160
+"""A longer path is shown by its start and end in messages (a path can be thousands of characters)."""
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as it can be printed in a one-line message: undecodable bytes as ``\\xNN``, long paths cut.
+
+    A byte that is not UTF-8 reaches Python as a lone surrogate, which cannot even be written to a UTF-8
+    stream; it is shown as the byte it stands for.
+
+    >>> shown_path("caf\\udce9.txt"), shown_path("/" + "a" * 300)[-8:]
+    ('caf\\\\xe9.txt', 'aaaaaaaa')
+    >>> len(shown_path("/" + "a" * 300))
+    160
+    """
+    text = os.fsdecode(os.fspath(path))
+    text = "".join(f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF else ch for ch in text)
+    if len(text) > _SHOWN_AT_MOST:
+        half = (_SHOWN_AT_MOST - 1) // 2
+        text = f"{text[:half]}…{text[-(_SHOWN_AT_MOST - 1 - half):]}"
+    return text
+
+
+def os_problem(error: OSError) -> str:
+    """What an OSError on an input path means, and what to do, as the second half of a one-line message.
+
+    >>> os_problem(FileNotFoundError(2, "No such file or directory"))
+    'no such file; check the path'
+    """
+    known = _OS_PROBLEMS.get(error.errno or 0)
+    if known is not None:
+        return known
+    return f"cannot be read ({error.strerror or error}); check the file"
+
+
+def file_kind(mode: int) -> str | None:
+    """What a file that is not a regular file or a directory is, from its ``st_mode``; ``None`` otherwise.
+
+    >>> file_kind(stat.S_IFIFO), file_kind(stat.S_IFREG) is None
+    ('a named pipe (FIFO)', True)
+    """
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+def check_regular_file(
+    path: str | os.PathLike[str],
+    error: type[BPEError] = BPEError,
+    *,
+    fix: str = "copy its content to a regular file first",
+) -> Path:
+    """Return ``path`` as a Path if it is a readable regular file whose size is its length.
+
+    Never blocks: a FIFO is refused before it is opened, and the open itself is non-blocking. ``fix``
+    ends the message for a file that is not a regular file.
+
+    Raises:
+        error: (one line naming the path) missing, a directory, a FIFO, device or socket, unreadable, a
+            path that is too long or loops, or a file whose size is not its length (``/proc``, ``/sys``).
+
+    >>> check_regular_file("/dev/null")
+    Traceback (most recent call last):
+    core.errors.BPEError: /dev/null: is a character device, not a regular file; copy its content to a regular file first
+    """
+    p = Path(path)
+    shown = shown_path(p)
+    try:
+        mode = os.stat(p).st_mode
+    except OSError as problem:
+        raise error(f"{shown}: {os_problem(problem)}") from None
+    _check_mode(mode, shown, error, fix)
+    try:
+        fd = os.open(p, _OPEN_FLAGS)
+    except OSError as problem:
+        raise error(f"{shown}: {os_problem(problem)}") from None
+    try:
+        status = os.fstat(fd)
+        _check_mode(status.st_mode, shown, error, fix)  # the path may have changed since the stat above
+        _check_length(fd, status.st_size, shown, error)
+    except OSError as problem:
+        raise error(f"{shown}: {os_problem(problem)}") from None
+    finally:
+        os.close(fd)
+    return p
+
+
+def _check_mode(mode: int, shown: str, error: type[BPEError], fix: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise error(f"{shown}: is a directory; give a file inside it")
+    if not stat.S_ISREG(mode):
+        kind = file_kind(mode) or "not a regular file"
+        raise error(f"{shown}: is {kind}, not a regular file; {fix}")
+
+
+def _check_length(fd: int, size: int, shown: str, error: type[BPEError]) -> None:
+    """The last byte the size promises is there; an empty file has none (two reads of one byte)."""
+    if size == 0:
+        if os.pread(fd, 1, 0):
+            raise error(
+                f"{shown}: its size reads 0 bytes but it has content (a /proc or /sys file?); "
+                "copy its content to a regular file first"
+            )
+    elif not os.pread(fd, 1, size - 1):
+        raise error(
+            f"{shown}: its size reads {size:,} bytes but its content ends sooner (a /sys file, or one "
+            "being cut short?); copy its content to a regular file first"
+        )
