@@ -16,13 +16,16 @@ python=${PYTHON:-.venv/bin/python}
 selection=("$@")
 if [ ${#selection[@]} -eq 0 ]; then
     selection=(
-        tests/core/export
+        tests/core/export/test_export_workers.py
+        tests/core/export/test_word_exchange.py
         tests/core/train/test_worker_pool.py
         tests/core/train/test_shared_reading.py
-        tests/core/pretokenize/test_safe_cuts.py
-        tests/cli/test_cli_export.py
-        "tests/cli/test_cli_train.py"
+        "tests/cli/test_cli_export.py::test_ctrl_c_leaves_nothing"
+        "tests/cli/test_cli_train.py::test_sigint_while_merging_leaves_no_files"
+        "tests/cli/test_cli_train.py::test_ctrl_c_to_the_process_group_while_reading_in_workers_is_one_line"
+        tests/hostile/test_interrupts.py
         tests/ui/test_app_training.py
+        tests/ui/test_app_owns_training.py
         tests/snapshots/test_snap_dashboard.py
         tests/test_benchmarks_smoke.py
     )
