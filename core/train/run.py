@@ -17,6 +17,12 @@ Whatever the route (text or file, one process or several), the result must equal
 recounts every pair after every merge; this run counts once and then updates only what a merge changes,
 and reads large files in several processes, so a merge costs time in proportion to its occurrences
 rather than to the corpus.
+
+Where the rest lives: ``events`` (what a run yields, and ``StopReason``), ``reading`` (checking and
+counting one chunk of a file), ``worker_pool`` (the forked readers), ``pair_queue`` (pair counts and the
+heap that picks each merge), ``word_store`` and ``joined_words`` (the two stores of pre-tokens that a merge
+rewrites), ``memory`` (resident memory for the displays). Encoding is in ``core.encode``, files in
+``core.formats``.
 """
 
 from __future__ import annotations
