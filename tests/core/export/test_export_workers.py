@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.core.export.export_cases import ADVERSARIAL, export_ids
+from tests.core.export.export_cases import ADVERSARIAL, export_ids, in_a_worker, patch_encode_range
 from tests.core.formats.format_cases import SPECIAL, encoder, small_model
 
 import core.export.chunk_queue
@@ -115,21 +115,6 @@ def take_all_into(queue, conn) -> None:
     while (index := queue.take()) is not None:
         taken.append(index)
     conn.send(taken)
-
-
-def patch_encode_range(monkeypatch: pytest.MonkeyPatch, before) -> None:
-    """Run ``before(start)`` ahead of each chunk's encoding; forked workers inherit the patch."""
-    encode_range = core.export.encoding.encode_range
-
-    def patched(tokenizer, path: Path, start: int, end: int, dtype: str) -> bytes:
-        before(start)
-        return encode_range(tokenizer, path, start, end, dtype)
-
-    monkeypatch.setattr(core.export.encoding, "encode_range", patched)
-
-
-def in_a_worker(parent: int = os.getpid()) -> bool:
-    return os.getpid() != parent
 
 
 @pytest.mark.parametrize("bad_chunks", [[-1], [3, 9], [2, 3], [1, -2]], ids=["last", "apart", "adjacent", "first-and-late"])

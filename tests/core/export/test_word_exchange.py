@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.core.export.export_cases import export_ids
+from tests.core.export.export_cases import export_ids, in_a_worker, patch_encode_range
 from tests.core.formats.format_cases import encoder, small_model
 
 import core.export.word_exchange
 from core.export.word_exchange import WordExchange
 from core.encode.piece_merge import BoundedMemo
+from tests.waiting import wait_until
 
 
 class Counted:
@@ -106,7 +107,7 @@ def test_sharing_stops_after_its_limit_and_on_a_bad_file(tmp_path: Path, monkeyp
 
 
 def test_a_shared_export_adopts_words_and_leaves_the_tokenizer_not_recording(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     model = small_model()
     tokenizer = encoder(model)
@@ -123,6 +124,21 @@ def test_a_shared_export_adopts_words_and_leaves_the_tokenizer_not_recording(
         original(self, entries)
 
     monkeypatch.setattr(BoundedMemo, "adopt", counting)
+    # The order is fixed, not timed: this process holds its first shared chunk until the worker starts on
+    # its second, by when it has published the words of its first (otherwise, on a loaded machine, this
+    # process could encode every chunk before the worker published anything).
+    published = tmp_path_factory.mktemp("signals") / "worker-published"
+    started_in_worker = []
+
+    def before(start: int) -> None:
+        if in_a_worker():
+            started_in_worker.append(start)
+            if len(started_in_worker) == 2:
+                published.touch()
+        elif start > 0:  # not the warm-up chunk, encoded before the worker exists
+            wait_until(published.exists, "the worker to publish its first chunk's words")
+
+    patch_encode_range(monkeypatch, before)
     ids = export_ids(tokenizer, corpus, tmp_path / "ids.npy", workers=2, chunk_bytes=4096)
     assert ids.tolist() == encoder(model).encode(text)
     assert sum(adopted) > 100  # this process took in words its worker had encoded
