@@ -11,6 +11,7 @@ pattern fails (:mod:`core.formats.common`) and training refuses such a pattern u
 
 from __future__ import annotations
 
+import re
 import time
 from functools import cache
 
@@ -18,6 +19,14 @@ from core.pretokenize.patterns import GPT2_PATTERN
 
 CHECK_SECONDS = 2.0
 """Time the probes may take in all; a pattern slower than that on a few short texts backtracks badly."""
+
+MAX_UNROLLED = 100_000
+r"""How large a pattern may grow once its counted repeats are unrolled: ``regex`` builds ``a{4294967294}``
+(14 characters) node by node and runs out of memory, and ``(?:a{1000}){1000}`` costs 270 MB. Real split
+patterns count to 3 (``\p{N}{1,3}``)."""
+
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_BRACED_ESCAPES = "pPNxgu"  # \p{L}, \N{NAME}, \x{263a}...: their braces are not a repeat count
 
 
 def _spread(width: int = 64) -> tuple[str, ...]:
@@ -67,10 +76,84 @@ def pattern_problem(pattern: str) -> str | None:
     return _problem(pattern)
 
 
+def unrolled_size(pattern: str) -> int:
+    r"""An upper estimate of a pattern's size with counted repeats unrolled (every branch counted).
+
+    >>> unrolled_size(r"\p{N}{1,3}"), unrolled_size(r"(ab){10}|c"), unrolled_size(r"(?:a{1000}){1000}") > 10**6
+    (3, 22, True)
+    """
+    totals = [0]  # the size of each open group so far
+    last = 0  # the size of the item a repeat count would apply to
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        step = 1
+        if char == "\\":
+            step = 2
+            if pattern[at + 1 : at + 2] in tuple(_BRACED_ESCAPES) and pattern[at + 2 : at + 3] == "{":
+                step = (pattern.find("}", at) + 1 or len(pattern)) - at
+            last = 1
+        elif char == "[":
+            step = _class_end(pattern, at) - at
+            last = 1
+        elif char == "(":
+            totals.append(0)
+            last = 0
+        elif char == ")" and len(totals) > 1:
+            last = totals.pop()
+            totals[-1] += last
+            at += 1
+            continue
+        elif char == "{" and (count := _COUNT.match(pattern, at)) is not None and any(count.groups("")):
+            digits = max(count.groups(""), key=len)
+            if len(digits) > 9:
+                return 10**10
+            times = max(int(part or 0) for part in count.groups(""))
+            totals[-1] += last * max(times - 1, 0)
+            last *= times
+            at = count.end()
+            continue
+        else:
+            last = 1
+        totals[-1] += last if char != "(" else 0
+        at += step
+    return sum(totals)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Where the character class opened at ``start`` ends (nested sets as ``regex`` version 1 allows)."""
+    depth = 0
+    at = start
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "[":
+            depth += 1
+            at += 1
+            if pattern[at : at + 1] == "^":
+                at += 1
+            if pattern[at : at + 1] == "]":
+                at += 1  # a ']' first in a class is a literal
+            continue
+        if char == "]":
+            depth -= 1
+            if depth == 0:
+                return at + 1
+        at += 1
+    return len(pattern)
+
+
 @cache
 def _problem(pattern: str) -> str | None:
     if pattern == GPT2_PATTERN:
         return None
+    if unrolled_size(pattern) > MAX_UNROLLED:
+        return (
+            f"has repeat counts that unroll to over {MAX_UNROLLED:,} steps, which regex would build in memory; "
+            "use smaller {n} counts"
+        )
     import regex  # here: slow to import, and GPT-2's pattern (training an ASCII corpus) never needs it
 
     try:
@@ -82,7 +165,8 @@ def _problem(pattern: str) -> str | None:
     deadline = time.monotonic() + CHECK_SECONDS
     for probe in PROBES:
         try:
-            spans = [match.span() for match in compiled.finditer(probe, timeout=max(deadline - time.monotonic(), 0.001))]
+            left = max(deadline - time.monotonic(), 0.001)
+            spans = [match.span() for match in compiled.finditer(probe, timeout=left)]
         except TimeoutError:
             return f"takes over {CHECK_SECONDS:g} s to split a few short texts (nested repeats?); simplify it"
         position = 0
