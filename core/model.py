@@ -73,6 +73,11 @@ class TrainingInfo:
             value = data.get(key, default)
             if not (isinstance(value, str) or (optional and value is None)):
                 raise ValueError(f"{key!r} must be a string{' or null' if optional else ''}, got {value!r:.40}")
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ValueError(f"{key!r} holds a lone surrogate, which is not text: {value!r:.40}") from None
             return value
 
         return cls(

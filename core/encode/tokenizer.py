@@ -250,7 +250,9 @@ class Tokenizer:
         if allowed_special == "all" and disallowed_special == "all":
             return self._encode_text(_checked_text(text, "encode"), self._all_specials)
         _checked_text(text, "encode")
-        allowed = set(self.special_tokens) if allowed_special == "all" else _special_names(allowed_special, "allowed_special")
+        allowed = (
+            set(self.special_tokens) if allowed_special == "all" else _special_names(allowed_special, "allowed_special")
+        )
         disallowed = (
             set(self.special_tokens) - allowed
             if disallowed_special == "all"

@@ -41,7 +41,9 @@ def number_too_long(error: ValueError) -> str:
     if "digits" not in str(error):
         return f"a number cannot be read ({str(error)[:80]}); this is not a tokenizer file"
     limit = sys.get_int_max_str_digits() or 4300
-    return f"a number has over {limit:,} digits; ids and counts are small whole numbers, so this is not a tokenizer file"
+    return (
+        f"a number has over {limit:,} digits; ids and counts are small whole numbers, so this is not a tokenizer file"
+    )
 
 
 def model_name(path: Path) -> str:
@@ -180,6 +182,7 @@ def checked_model(
         raise TokenizerFileError(f"{path}: {len(merge_counts)} merge counts for {len(merges)} merges")
     kwargs: dict[str, Any] = {}
     if pattern is not None:
+        utf8(pattern, path, "split pattern")
         problem = pattern_problem(pattern)
         if problem is not None:
             shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."

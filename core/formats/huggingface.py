@@ -133,8 +133,8 @@ def _pattern(pre_tokenizer: Any, path: Path) -> str:
             raise TokenizerFileError(f"{path}: Split pre-tokenizer needs a {{'Regex': ...}} pattern")
         if split.get("behavior", "Isolated") != "Isolated" or split.get("invert"):
             raise TokenizerFileError(
-                f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) is not supported; "
-                "only Isolated without invert"
+                f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
+                "is not supported; only Isolated without invert"
             )
         if _byte_level(byte_level, path):
             raise TokenizerFileError(f"{path}: Split followed by ByteLevel use_regex=true splits twice; not supported")

@@ -34,7 +34,9 @@ from core.model import TIE_RULE, BPEModel, TrainingInfo
 
 FORMAT_NAME = "bpe-tui"
 VERSION = 1
-KEYS = ("format", "version", "name", "fingerprint", "pattern", "tie_rule", "special_tokens", "training", "vocab", "merges")
+KEYS = (
+    "format", "version", "name", "fingerprint", "pattern", "tie_rule", "special_tokens", "training", "vocab", "merges"
+)
 """Every top-level key of a version-1 file, in the order written."""
 
 
@@ -106,7 +108,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     _expect(version <= VERSION, path, f"written by a newer bpe-tui (format version {version}); upgrade bpe-tui")
     _expect(version >= 1, path, f"format version {version} does not exist; the first is 1")
     for key in data:
-        _expect(key in KEYS, path, f"unknown key {key[:40]!r} (a renamed one?); a bpe-tui file has only {', '.join(KEYS)}")
+        _expect(key in KEYS, path, f"unknown key {key[:40]!r} (a renamed one?); a bpe-tui file has only "
+                f"{', '.join(KEYS)}")
     for key in ("vocab", "merges"):
         _expect(key in data, path, f"no '{key}'; the file is incomplete")
     raw_vocab, raw_merges = data["vocab"], data["merges"]
