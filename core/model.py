@@ -58,15 +58,15 @@ class TrainingInfo:
         2
         >>> TrainingInfo.from_json({"vocab_size": "300"})
         Traceback (most recent call last):
-        ValueError: 'vocab_size' must be a whole number >= 0, got '300'
+        ValueError: 'vocab_size' must be a whole number from 0 below 2**63, got '300'
         """
         if "vocab_size" not in data:
             raise ValueError("'vocab_size' is missing")
 
         def count(key: str, default: int) -> int:
             value = data.get(key, default)
-            if type(value) is not int or value < 0:
-                raise ValueError(f"{key!r} must be a whole number >= 0, got {value!r:.40}")
+            if type(value) is not int or not 0 <= value < 1 << 63:  # beyond, float() of it would overflow
+                raise ValueError(f"{key!r} must be a whole number from 0 below 2**63, got {value!r:.40}")
             return value
 
         def text(key: str, default: str | None, *, optional: bool = False) -> Any:

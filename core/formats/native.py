@@ -133,8 +133,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         _expect(isinstance(entry, list) and len(entry) in (2, 3), path, f"{where} must be [left, right, count]")
         merges.append((_token(entry[0], path, where), _token(entry[1], path, where)))
         count = entry[2] if len(entry) == 3 else None
-        _expect(count is None or (type(count) is int and count >= 0), path,
-                f"{where}: count must be a whole number >= 0 or null, got {count!r:.40}")
+        _expect(count is None or (type(count) is int and 0 <= count < 1 << 63), path,
+                f"{where}: count must be a whole number from 0 below 2**63, or null, got {count!r:.40}")
         counts.append(count)
 
     specials = data.get("special_tokens", [])

@@ -213,11 +213,14 @@ def test_lone_surrogate_in_hf_vocab_key(tmp_path: Path) -> None:
         (lambda d: d["training"].__setitem__("workers", -2), "workers"),
         (lambda d: d["training"].__setitem__("corpus_path", ["a"]), "corpus_path"),
         (lambda d: d["merges"][0].__setitem__(2, -5), "count"),
+        (lambda d: d["merges"][0].__setitem__(2, 10**400), "count"),
+        (lambda d: d["training"].__setitem__("corpus_bytes", 10**30), "corpus_bytes"),
         (lambda d: d["merges"][0].__setitem__(2, float("nan")), "count"),
         (lambda d: d.__setitem__("version", 0), "version"),
         (lambda d: d["vocab"].__setitem__("300", ""), "empty"),
     ],
-    ids=["inf", "negative-workers", "list-path", "negative-count", "nan-count", "version-0", "empty-token"],
+    ids=["inf", "negative-workers", "list-path", "negative-count", "huge-count", "huge-bytes", "nan-count", "version-0",
+         "empty-token"],
 )
 def test_native_values_of_the_wrong_kind(tmp_path: Path, edit, expected: str) -> None:
     refused(unverified(tmp_path, seed_models("bpe-tui")[0], edit), expected)
