@@ -49,14 +49,45 @@ class TrainingInfo:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainingInfo:
+        """The inverse of :meth:`to_json`, checking every field's type (files may be hand-edited).
+
+        Raises:
+            ValueError: a field has the wrong type or a negative count; the message names the field.
+
+        >>> TrainingInfo.from_json({"vocab_size": 300, "workers": 2}).workers
+        2
+        >>> TrainingInfo.from_json({"vocab_size": "300"})
+        Traceback (most recent call last):
+        ValueError: 'vocab_size' must be a whole number from 0 below 2**63, got '300'
+        """
+        if "vocab_size" not in data:
+            raise ValueError("'vocab_size' is missing")
+
+        def count(key: str, default: int) -> int:
+            value = data.get(key, default)
+            if type(value) is not int or not 0 <= value < 1 << 63:  # beyond, float() of it would overflow
+                raise ValueError(f"{key!r} must be a whole number from 0 below 2**63, got {value!r:.40}")
+            return value
+
+        def text(key: str, default: str | None, *, optional: bool = False) -> Any:
+            value = data.get(key, default)
+            if not (isinstance(value, str) or (optional and value is None)):
+                raise ValueError(f"{key!r} must be a string{' or null' if optional else ''}, got {value!r:.40}")
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ValueError(f"{key!r} holds a lone surrogate, which is not text: {value!r:.40}") from None
+            return value
+
         return cls(
-            vocab_size=int(data["vocab_size"]),
-            min_frequency=int(data.get("min_frequency", 0)),
-            corpus_path=data.get("corpus_path"),
-            corpus_bytes=int(data.get("corpus_bytes", 0)),
-            corpus_sha256=str(data.get("corpus_sha256", "")),
-            workers=int(data.get("workers", 1)),
-            errors=str(data.get("errors", "strict")),
+            vocab_size=count("vocab_size", 0),
+            min_frequency=count("min_frequency", 0),
+            corpus_path=text("corpus_path", None, optional=True),
+            corpus_bytes=count("corpus_bytes", 0),
+            corpus_sha256=text("corpus_sha256", ""),
+            workers=count("workers", 1),
+            errors=text("errors", "strict"),
         )
 
 
@@ -73,6 +104,10 @@ class BPEModel:
         merge_counts: the pair count each merge had when training made it (``None`` where unknown).
         training: how it was trained, when known.
         name: a short label for display (usually the file stem).
+        fingerprint_verified: for a model loaded from a bpe-tui file, whether its recorded fingerprint was
+            checked (``True``) or the file had none, so an edit may have gone unnoticed (``False``);
+            ``None`` for other formats, which record none, and for models made in memory. Not part of
+            the model's identity: it is left out of comparisons and of the fingerprint.
     """
 
     vocab: dict[int, bytes]
@@ -82,6 +117,7 @@ class BPEModel:
     merge_counts: list[int | None] | None = None
     training: TrainingInfo | None = None
     name: str = ""
+    fingerprint_verified: bool | None = field(default=None, compare=False)
 
     @property
     def vocab_size(self) -> int:

@@ -352,14 +352,12 @@ class MergeEngine:
         if self._byte_pair_flags is None:
             flags = bytearray(1 << 16)
             token_bytes = self._token_bytes
-            made = bytearray(max(token_bytes, default=0) + 1)
-            for token_id in self._merged_ids:
-                made[token_id] = 1
+            made = set(self._merged_ids)  # a set, not a table by id: ids may be sparse and huge
             for left_id, right_id in self._pair_ranks:
                 left, right = token_bytes[left_id], token_bytes[right_id]
                 flags[left[-1] << 8 | right[0]] = 1
                 for operand_id, operand in ((left_id, left), (right_id, right)):
-                    if len(operand) > 1 and not made[operand_id]:
+                    if len(operand) > 1 and operand_id not in made:
                         for first, second in zip(operand, operand[1:]):
                             flags[first << 8 | second] = 1
             self._byte_pair_flags = flags

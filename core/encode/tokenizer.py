@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Iterator, Set
+from array import array
+from collections.abc import Collection, Iterable, Iterator, Mapping, Set
+from operator import index
 from dataclasses import replace
 from typing import Literal
 
@@ -51,6 +53,11 @@ class InvalidTokenIdError(BPEError):
     """An id passed to a decode method is not in the vocabulary."""
 
 
+class TokenIdTypeError(InvalidTokenIdError, TypeError):
+    """An id passed to a decode method is not an integer (a ``TypeError``, as in tiktoken, and an
+    :class:`InvalidTokenIdError`, so one ``except`` catches every bad id)."""
+
+
 class DisallowedSpecialTokenError(SettingsError):
     """``encode`` met a special token's text that the caller marked as disallowed."""
 
@@ -66,7 +73,10 @@ class Tokenizer:
             appended with new ids after the largest one, in the order given.
 
     Raises:
-        SettingsError: a single byte is missing from ``vocab`` or a merge names a token it lacks.
+        TypeError: an argument of the wrong type, named in the message (``special_tokens="<s>"``
+            instead of ``["<s>"]``, str tokens in ``vocab``...).
+        SettingsError: a single byte is missing from ``vocab``, a merge names a token it lacks, an id is
+            negative, or a special token is empty or holds a lone surrogate (which UTF-8 cannot encode).
 
     >>> tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"hi"}, [(b"h", b"i")], ["<|eot|>"])
     >>> tok.encode("hi!<|eot|>")
@@ -95,16 +105,24 @@ class Tokenizer:
     ) -> Tokenizer:
         """Load GPT-2 style ``vocab.json`` + ``merges.txt`` (GPT-2 byte alphabet).
 
-        Raises ``TokenizerFileError`` naming the file and line for a missing, corrupt or inconsistent file.
+        The files go through the same checks as :func:`core.formats.load_tokenizer`'s, so a
+        ``TokenizerFileError`` names the file and line for a missing, corrupt or inconsistent file,
+        including a vocab holding tokens that no merge makes and that are neither in ``special_tokens``
+        nor named like one (``<|...|>``): the sign of a ``merges.txt`` cut short.
 
         >>> Tokenizer.from_files("samples/gpt2/vocab.json",
         ...                      "samples/gpt2/merges.txt").encode("Hello world")  # doctest: +SKIP
         [15496, 995]
         """
-        from core.formats.gpt2 import read_gpt2_files
+        from pathlib import Path
 
-        vocab, merges = read_gpt2_files(vocab_filepath, merges_filepath)
-        return cls(vocab, merges, special_tokens)
+        from core.formats.gpt2 import read
+
+        specials = list(dict.fromkeys(_checked_specials(special_tokens))) if special_tokens is not None else None
+        # The loaders' reader and checks (ids, bytes, merges, every token made); specials missing from the
+        # vocab are appended by it exactly as the constructor would, so the ids are CS336's.
+        model = read(Path(vocab_filepath), Path(merges_filepath), special_tokens=specials)
+        return cls(model.vocab, model.merges, special_tokens)
 
     @classmethod
     def from_model(cls, model: BPEModel) -> Tokenizer:
@@ -126,8 +144,8 @@ class Tokenizer:
         pattern: str,
         source: BPEModel | None,
     ) -> None:
-        self.vocab: dict[int, bytes] = dict(vocab)
-        self.merges: list[tuple[bytes, bytes]] = list(merges)
+        self.vocab: dict[int, bytes] = _checked_vocab(vocab)
+        self.merges: list[tuple[bytes, bytes]] = _checked_merges(merges)
         self.pattern = pattern
         encoder: dict[bytes, int] = {}
         for token_id in sorted(self.vocab):  # with duplicate bytes the lowest id encodes
@@ -139,9 +157,7 @@ class Tokenizer:
                 "a byte-level BPE vocab must hold all 256"
             )
         next_id = max(self.vocab) + 1
-        self.special_tokens: list[str] = list(dict.fromkeys(special_tokens or ()))
-        if "" in self.special_tokens:
-            raise SettingsError("a special token is the empty string; every special token needs some text")
+        self.special_tokens: list[str] = list(dict.fromkeys(_checked_specials(special_tokens)))
         self._special_ids: dict[str, int] = {}
         for token in self.special_tokens:
             data = token.encode("utf-8")
@@ -214,18 +230,34 @@ class Tokenizer:
         ``disallowed_special="all"`` means every special token not allowed. Surrogate code points, which
         UTF-8 cannot hold, are encoded as U+FFFD, one each (tiktoken does much the same).
 
+        Each argument is ``"all"`` or a collection of special-token strings (a set, as in tiktoken; a list
+        or tuple is read the same way). ``None`` is a ``TypeError``, as in tiktoken, rather than "none":
+        pass ``set()`` or ``()`` for that; so is a string other than ``"all"``, which would otherwise be
+        read as a set of characters.
+
         Raises:
+            TypeError: ``text`` is not a str, or an argument is neither ``"all"`` nor a collection of str.
             DisallowedSpecialTokenError: the text contains a disallowed special token.
             SettingsError: a name in either argument is not a special token of this tokenizer.
 
         >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
         >>> tok.encode("a<s>"), tok.encode("a<s>", allowed_special=set(), disallowed_special=())
         ([97, 256], [97, 60, 115, 62])
+        >>> tok.encode("a", allowed_special=None)
+        Traceback (most recent call last):
+        TypeError: allowed_special must be "all" or a set of special-token strings, not None; pass set() for none
         """
         if allowed_special == "all" and disallowed_special == "all":
-            return self._encode_text(text, self._all_specials)
-        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
-        disallowed = set(self.special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
+            return self._encode_text(_checked_text(text, "encode"), self._all_specials)
+        _checked_text(text, "encode")
+        allowed = (
+            set(self.special_tokens) if allowed_special == "all" else _special_names(allowed_special, "allowed_special")
+        )
+        disallowed = (
+            set(self.special_tokens) - allowed
+            if disallowed_special == "all"
+            else _special_names(disallowed_special, "disallowed_special")
+        )
         unknown = (allowed | disallowed) - set(self.special_tokens)
         if unknown:
             raise SettingsError(f"{sorted(unknown)[0]!r} is not a special token of this tokenizer")
@@ -245,7 +277,7 @@ class Tokenizer:
         >>> Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"]).encode_ordinary("<s>")
         [60, 115, 62]
         """
-        return self._encode_text(text, None)
+        return self._encode_text(_checked_text(text, "encode_ordinary"), None)
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Lazily encode a stream of text chunks (e.g. an open file) in bounded memory.
@@ -254,15 +286,31 @@ class Tokenizer:
         chunks: a gathered buffer is encoded only up to where later text cannot change the result, and
         the rest waits for more. (Memory grows only with a single unbroken pre-token, which must be whole.)
 
+        Raises:
+            TypeError: ``iterable`` is not an iterable of str (checked at once), or an item is not a str
+                (raised when the stream reaches it, naming its position: a file opened in binary mode
+                gives bytes).
+
         >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
         >>> list(tok.encode_iterable(["a<", "s>b"]))
         [97, 256, 98]
         """
+        if isinstance(iterable, (bytes, bytearray, memoryview)) or not isinstance(iterable, Iterable):
+            raise TypeError(
+                f"encode_iterable() takes an iterable of str (a list of strings, a file opened in text mode), "
+                f"not {type(iterable).__name__}"
+            )
+        return self._encode_stream(iterable)
+
+    def _encode_stream(self, iterable: Iterable[str]) -> Iterator[int]:
         block = self.stream_block_chars
         parts: list[str] = []
         size = 0
         wait = block
-        for chunk in iterable:
+        for position, chunk in enumerate(iterable):
+            if type(chunk) is not str and not isinstance(chunk, str):
+                hint = "; open the file in text mode" if isinstance(chunk, (bytes, bytearray)) else ""
+                raise TypeError(f"encode_iterable(): item {position} is {chunk!r:.40}, not a str{hint}")
             if not chunk:
                 continue
             if not chunk.isascii() and _SURROGATES.search(chunk):
@@ -281,7 +329,7 @@ class Tokenizer:
 
     def encode_with_spans(self, text: str) -> list[TokenSpan]:
         """Encode ``text`` and describe where each token lies; see :func:`core.encode.spans.token_spans`."""
-        return token_spans(self, text)
+        return token_spans(self, _checked_text(text, "encode_with_spans"))
 
     def _encode_certain_prefix(self, buffer: str) -> tuple[list[int], str]:
         """Encode the part of ``buffer`` that no following text can change; return its ids and the rest.
@@ -380,12 +428,15 @@ class Tokenizer:
         """Decode ids to text; bytes that are not valid UTF-8 become U+FFFD.
 
         Raises:
-            InvalidTokenIdError: an id is not in the vocabulary.
+            InvalidTokenIdError: an id is not in the vocabulary (negative, too large, or a gap).
+            TokenIdTypeError: an id is not an integer (a float, a str, ``None``); also a ``TypeError``.
+            TypeError: ``ids`` is not a sequence of ids (``bytes`` or a ``str``: decode those with
+                ``bytes.decode``; one id: wrap it in a list).
 
         >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode([104, 105, 0xE3])
         'hi\\ufffd'
         """
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        return self._bytes_of(ids, "decode").decode("utf-8", errors="replace")
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Decode ids to the raw bytes they stand for.
@@ -393,7 +444,10 @@ class Tokenizer:
         >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode_bytes([0xE3, 0x81])
         b'\\xe3\\x81'
         """
-        ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+        return self._bytes_of(ids, "decode_bytes")
+
+    def _bytes_of(self, ids: Iterable[int], method: str) -> bytes:
+        ids = self._id_sequence(ids, method)
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
         except (KeyError, TypeError):
@@ -407,7 +461,7 @@ class Tokenizer:
         b'A'
         """
         try:
-            return self.vocab[token_id]
+            return self.vocab[index(token_id)]
         except (KeyError, TypeError):
             self._check_ids([token_id])
             raise
@@ -418,23 +472,52 @@ class Tokenizer:
         >>> Tokenizer({i: bytes([i]) for i in range(256)}, []).decode_tokens_bytes([72, 105])
         [b'H', b'i']
         """
-        ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+        ids = self._id_sequence(ids, "decode_tokens_bytes")
         try:
             return list(map(self.vocab.__getitem__, ids))
         except (KeyError, TypeError):
             self._check_ids(ids)
             raise
 
+    def _id_sequence(self, ids: Iterable[int], method: str) -> list[int] | tuple[int, ...]:
+        """``ids`` as a list or tuple, refusing what is not a sequence of integers.
+
+        A float equal to an integer would find that id in the vocab dict, so the ids' types are checked
+        (in C, by ``array``: a tenth of the cost of decoding) rather than left to the lookups.
+        """
+        if isinstance(ids, (str, bytes, bytearray, memoryview)):
+            hint = "decode bytes with bytes.decode" if not isinstance(ids, str) else "that is text already"
+            raise TypeError(f"{method}() takes a sequence of token ids, not {type(ids).__name__} ({hint})")
+        if not isinstance(ids, (list, tuple)):
+            try:
+                ids = list(ids)
+            except TypeError:
+                raise TypeError(
+                    f"{method}() takes a sequence of token ids, not {type(ids).__name__}; wrap one id in a list"
+                ) from None
+        try:
+            array("q", ids)
+        except (TypeError, OverflowError):
+            self._check_ids(ids)
+            raise
+        return ids
+
     def _check_ids(self, ids: Iterable[object]) -> None:
+        """Raise for the first id that is not an integer or not in the vocabulary, naming it and its position."""
         for position, token_id in enumerate(ids):
             try:
-                if token_id in self.vocab:
-                    continue
+                number = index(token_id)  # type: ignore[arg-type]
             except TypeError:
-                pass
+                raise TokenIdTypeError(
+                    f"token id {token_id!r:.40} (position {position}) is a {type(token_id).__name__}, "
+                    "not an integer"
+                ) from None
+            if number in self.vocab:
+                continue
+            why = "negative ids do not exist" if number < 0 else f"valid ids are 0..{max(self.vocab)}"
+            gap = "" if number < 0 or number > max(self.vocab) else " (an unused id)"
             raise InvalidTokenIdError(
-                f"token id {token_id!r} (position {position}) is not in the vocabulary; "
-                f"valid ids are 0..{max(self.vocab)}"
+                f"token id {token_id!r} (position {position}) is not in the vocabulary{gap}; {why}"
             )
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -446,3 +529,92 @@ class Tokenizer:
             f"Tokenizer(vocab_size={len(self.vocab)}, merges={len(self.merges)}, "
             f"special_tokens={self.special_tokens})"
         )
+
+
+def _checked_text(text: object, method: str) -> str:
+    """``text`` if it is a str, else a ``TypeError`` naming what it is (bytes must be decoded first)."""
+    if type(text) is str or isinstance(text, str):
+        return text  # type: ignore[return-value]
+    hint = "; decode bytes first, e.g. data.decode('utf-8')" if isinstance(text, (bytes, bytearray)) else ""
+    raise TypeError(f"{method}() text must be str, not {type(text).__name__}{hint}")
+
+
+def _special_names(value: object, argument: str) -> set[str]:
+    """The special-token names in ``allowed_special``/``disallowed_special`` (other than ``"all"``).
+
+    >>> sorted(_special_names(["<a>", "<b>"], "allowed_special"))
+    ['<a>', '<b>']
+    >>> _special_names("<a>", "allowed_special")
+    Traceback (most recent call last):
+    TypeError: allowed_special must be "all" or a set of special-token strings, not the str '<a>'; write {'<a>'}
+    """
+    if value is None:
+        raise TypeError(f'{argument} must be "all" or a set of special-token strings, not None; pass set() for none')
+    if isinstance(value, str):
+        raise TypeError(
+            f'{argument} must be "all" or a set of special-token strings, not the str {value!r:.40}; write {{{value!r:.40}}}'
+        )
+    if not isinstance(value, Collection) or isinstance(value, (bytes, bytearray, Mapping)):
+        raise TypeError(f'{argument} must be "all" or a set of special-token strings, not {type(value).__name__}')
+    for name in value:
+        if not isinstance(name, str):
+            raise TypeError(f"{argument} holds {name!r:.40} ({type(name).__name__}); special tokens are strings")
+    return set(value)
+
+
+def _checked_vocab(vocab: object) -> dict[int, bytes]:
+    """A copy of ``vocab``, after checking it maps whole numbers >= 0 to bytes."""
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a dict of id -> token bytes, not {type(vocab).__name__}")
+    copy = dict(vocab)
+    for token_id, token in copy.items():
+        if not isinstance(token_id, int):
+            raise TypeError(f"vocab key {token_id!r:.40} is a {type(token_id).__name__}; ids are ints")
+        if token_id < 0:
+            raise SettingsError(f"vocab id {token_id} is negative; ids are whole numbers >= 0")
+        if type(token) is not bytes:
+            hint = f"; write {token!r:.30}.encode('utf-8')" if isinstance(token, str) else ""
+            raise TypeError(f"vocab[{token_id}] is a {type(token).__name__}, not bytes{hint}")
+    return copy
+
+
+def _checked_merges(merges: object) -> list[tuple[bytes, bytes]]:
+    """``merges`` as a list of byte pairs, after checking each is one."""
+    if isinstance(merges, (str, bytes, Mapping)) or not isinstance(merges, Iterable):
+        raise TypeError(f"merges must be a list of (left bytes, right bytes) pairs, not {type(merges).__name__}")
+    checked = list(merges)
+    for rank, merge in enumerate(checked):
+        if not (isinstance(merge, (tuple, list)) and len(merge) == 2 and all(type(p) is bytes for p in merge)):
+            raise TypeError(f"merges[{rank}] is {merge!r:.60}; each merge is a pair of bytes, (left, right)")
+    return [(left, right) for left, right in checked]
+
+
+def _checked_specials(special_tokens: object) -> list[str]:
+    """``special_tokens`` as a list of non-empty strings that UTF-8 can encode.
+
+    >>> _checked_specials("<s>")
+    Traceback (most recent call last):
+    TypeError: special_tokens must be a list of strings, not the str '<s>' (which would make one special token per character); write ['<s>']
+    """
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, str):
+        raise TypeError(
+            f"special_tokens must be a list of strings, not the str {special_tokens!r:.40} (which would make one "
+            f"special token per character); write [{special_tokens!r:.40}]"
+        )
+    if isinstance(special_tokens, (bytes, bytearray, Mapping)) or not isinstance(special_tokens, Iterable):
+        raise TypeError(f"special_tokens must be a list of strings, not {type(special_tokens).__name__}")
+    tokens = list(special_tokens)
+    for position, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise TypeError(f"special_tokens[{position}] is {token!r:.40} ({type(token).__name__}), not a str")
+        if not token:
+            raise SettingsError("a special token is the empty string; every special token needs some text")
+        surrogate = _SURROGATES.search(token)
+        if surrogate is not None:
+            raise SettingsError(
+                f"special token {token!r:.40} holds a lone surrogate (U+{ord(surrogate.group()):04X}), which UTF-8 "
+                "cannot encode; remove it"
+            )
+    return tokens

@@ -72,10 +72,23 @@ class ExportFinished:
 def id_dtype(model: BPEModel) -> str:
     """``"uint16"`` when every id fits in 16 bits, else ``"uint32"``.
 
+    Raises:
+        SettingsError: an id does not fit in 32 bits (possible only for a model built in memory: loaded
+            files keep their ids near the number of tokens).
+
     >>> id_dtype(BPEModel({65535: b"x"}, [])), id_dtype(BPEModel({65536: b"x"}, []))
     ('uint16', 'uint32')
+    >>> id_dtype(BPEModel({2**32: b"<|big|>"}, []))
+    Traceback (most recent call last):
+    core.errors.SettingsError: token id 4,294,967,296 (b'<|big|>') does not fit in the export's 32-bit ids; renumber the tokens from 0
     """
-    return "uint16" if max(model.vocab, default=0) < 1 << 16 else "uint32"
+    largest = max(model.vocab, default=0)
+    if largest >= 1 << 32:
+        raise SettingsError(
+            f"token id {largest:,} ({model.vocab[largest]!r:.40}) does not fit in the export's 32-bit ids; "
+            "renumber the tokens from 0"
+        )
+    return "uint16" if largest < 1 << 16 else "uint32"
 
 
 def npy_header(dtype: str, length: int) -> bytes:

@@ -23,7 +23,7 @@ from typing import Any
 
 from core.errors import SettingsError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
-from core.formats.common import show_token
+from core.formats.common import number_too_long, show_token
 from core.input_files import check_regular_file
 from core.model import BPEModel
 
@@ -174,6 +174,10 @@ def parse_json(text: str, path: Path) -> Any:
         raise TokenizerFileError(
             f"{path} line {error.lineno}: invalid JSON at column {error.colno} ({error.msg}); {hint}"
         ) from None
+    except TokenizerFileError:
+        raise
+    except ValueError as error:  # an integer past Python's 4,300-digit limit for str -> int
+        raise TokenizerFileError(f"{path}: {number_too_long(error)}") from None
     except RecursionError:
         raise TokenizerFileError(f"{path}: JSON nested too deeply; not a tokenizer file") from None
 

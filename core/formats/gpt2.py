@@ -4,8 +4,11 @@ Both files spell token bytes in GPT-2's printable byte alphabet (:mod:`core.form
 ``Ġ`` and every merges line is exactly two tokens separated by one space. ``merges.txt`` may start with a
 ``#version`` line, which we write too because Hugging Face's ``GPT2Tokenizer`` skips the first line
 unconditionally. The format records no split pattern (GPT-2's is implied) and no list of special tokens:
-on loading, a multi-byte token that no merge produces can only have been added by hand, so it is taken
-to be a special token (GPT-2's ``<|endoftext|>`` is the one such token in its vocab).
+on loading, a multi-byte token that no merge produces and that is named like a special token
+(``<|endoftext|>``, the one such token in GPT-2's vocab) is taken to be one. Any other token no merge
+produces means the two files do not match (most often a ``merges.txt`` cut short, which would load and
+encode `` world`` in three pieces), and is an error naming the counts; saving refuses a model whose special
+tokens would not be read back as such.
 
 The readers (:func:`read_gpt2_files` and its two halves) are also ``Tokenizer.from_files``'s: every
 problem is one :class:`~core.errors.TokenizerFileError` line naming the file and the line, because these
@@ -22,7 +25,7 @@ from pathlib import Path
 from core.atomic import atomic_directory, atomic_open
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
-from core.formats.common import checked_model
+from core.formats.common import checked_model, looks_special, number_too_long, utf8
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
@@ -98,6 +101,8 @@ def read_gpt2_files(
     Raises:
         TokenizerFileError: a file is missing, unreadable, not JSON, not a ``{token: id}`` object, has a
             duplicate id or token, or a merge line is malformed or names a token the vocab lacks.
+            (Whether the merges make every token is checked by :func:`read`, which knows the special
+            tokens; ``Tokenizer.from_files`` goes through it.)
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -128,6 +133,10 @@ def read_vocab_json(path: str | os.PathLike[str]) -> dict[int, bytes]:
             f"{path}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "
             "the file may be truncated, re-download or re-save it"
         ) from None
+    except ValueError as exc:  # an integer past Python's limit of digits
+        raise TokenizerFileError(f"{path}: {number_too_long(exc)}") from None
+    except RecursionError:
+        raise TokenizerFileError(f"{path}: JSON nested too deeply; not a vocab.json") from None
     if not isinstance(pairs, _Pairs):
         raise TokenizerFileError(f"{path}: line 1: expected a JSON object of token -> id, found {type(pairs).__name__}")
     vocab: dict[int, bytes] = {}
@@ -138,7 +147,13 @@ def read_vocab_json(path: str | os.PathLike[str]) -> dict[int, bytes]:
                 f"{path}: line {_line_of_key(text, index)}: token {spelled!r} has id {token_id!r}; "
                 "ids must be integers >= 0"
             )
-        token = spelled_to_bytes(spelled)
+        try:
+            token = spelled_to_bytes(spelled)
+        except UnicodeEncodeError:
+            raise TokenizerFileError(
+                f"{path}: line {_line_of_key(text, index)}: token {spelled!r} holds a lone surrogate, which is not "
+                "text; fix its \\u escape"
+            ) from None
         if token_id in vocab:
             raise TokenizerFileError(
                 f"{path}: line {_line_of_key(text, index)}: id {token_id} is used twice "
@@ -270,8 +285,9 @@ def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | Non
         present = set(vocab.values())
         next_id = max(vocab, default=-1) + 1
         for special in special_tokens:
-            if special.encode("utf-8") not in present:
-                vocab[next_id] = special.encode("utf-8")
+            data = utf8(special, vocab_path, "special token")
+            if data not in present:
+                vocab[next_id] = data
                 next_id += 1
     return checked_model(
         vocab_path,
@@ -281,24 +297,26 @@ def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | Non
         where=lambda rank: _line_of_merge(merges_path, rank),
         special_tokens=special_tokens,
         pattern=GPT2_PATTERN,
+        vocab_label=vocab_path.name,
+        merges_label=merges_path.name,
     )
 
 
 def guess_special_tokens(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> list[str]:
-    """Multi-byte tokens that no merge produces and that are UTF-8 text, in id order: hand-added tokens.
+    """Tokens that no merge produces and that are named like special tokens (``<|...|>``), in id order.
 
-    >>> guess_special_tokens({0: b"a", 1: b"b", 2: b"ab", 3: b"<eot>"}, [(b"a", b"b")])
-    ['<eot>']
+    Only the name counts: any other token no merge makes is a sign of mismatched files, which
+    :func:`core.formats.common.checked_model` reports, not a special token.
+
+    >>> guess_special_tokens({0: b"a", 1: b"b", 2: b"ab", 3: b"<|eot|>", 4: b"<eot>"}, [(b"a", b"b")])
+    ['<|eot|>']
     """
     produced = {left + right for left, right in merges}
-    specials: list[str] = []
-    for _, token in sorted(vocab.items()):
-        if len(token) > 1 and token not in produced:
-            try:
-                specials.append(token.decode("utf-8"))
-            except UnicodeDecodeError:
-                continue
-    return specials
+    return [
+        token.decode("utf-8")
+        for _, token in sorted(vocab.items())
+        if len(token) > 1 and token not in produced and looks_special(token)
+    ]
 
 
 def output_paths(path: Path) -> tuple[Path, Path]:
@@ -323,6 +341,14 @@ def write(model: BPEModel, path: Path) -> list[Path]:
         raise SettingsError(
             f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they imply GPT-2's split pattern and "
             "this tokenizer uses another; save as bpe-tui or hf instead"
+        )
+    guessed = guess_special_tokens(model.vocab, model.merges)
+    if set(guessed) != set(model.special_tokens):
+        differ = sorted(set(guessed) ^ set(model.special_tokens))[0]
+        role = "not read back as a special token" if differ in model.special_tokens else "read back as a special token"
+        raise SettingsError(
+            f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they keep no list of special tokens, and "
+            f"{differ!r} would be {role} (only <|name|> tokens that no merge makes are); save as bpe-tui or hf instead"
         )
     vocab_path, merges_path = output_paths(path)
     entries = [f"  {_json_string(encode_bytes(token))}: {token_id}" for token_id, token in sorted(model.vocab.items())]

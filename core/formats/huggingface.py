@@ -21,7 +21,7 @@ from typing import Any
 
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
-from core.formats.common import checked_model
+from core.formats.common import checked_model, utf8
 from core.atomic import atomic_write_text
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -41,7 +41,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     model = data.get("model")
     if not isinstance(model, dict):
         raise TokenizerFileError(f"{path}: 'model' must be an object; not a tokenizer.json")
-    kind = model.get("type", "BPE")
+    kind = _type_of(model) if "type" in model else "BPE"
     if kind != "BPE":
         raise TokenizerFileError(f"{path}: is a {kind} tokenizer; only byte-level BPE is supported")
     _refuse_options(model, path)
@@ -54,15 +54,18 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
 
     vocab, unspelled = _vocab(model.get("vocab"), path)
     specials: list[str] = []
-    for index, added in enumerate(data.get("added_tokens") or []):
+    added_tokens = data.get("added_tokens")
+    if added_tokens is not None and not isinstance(added_tokens, list):
+        raise TokenizerFileError(f"{path}: 'added_tokens' must be an array of {{'id': ..., 'content': ...}} objects")
+    for index, added in enumerate(added_tokens or []):
         token_id, content = _added_token(added, index, path)
         existing = vocab.get(token_id)
-        if existing is not None and existing != content.encode("utf-8"):
+        if existing is not None and existing != utf8(content, path, f"added_tokens[{index}]"):
             raise TokenizerFileError(
                 f"{path}: added_tokens[{index}] {content!r} has id {token_id}, which the vocab gives to "
                 f"{encode_bytes(existing)!r}"
             )
-        vocab[token_id] = content.encode("utf-8")
+        vocab[token_id] = utf8(content, path, f"added_tokens[{index}]")
         if content not in specials:
             specials.append(content)
     stray = [token for token in unspelled if token not in specials]
@@ -72,12 +75,23 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         )
     merges = _merges(model.get("merges"), path)
     return checked_model(
-        path, vocab, merges, where=lambda rank: f"model.merges[{rank}]", special_tokens=specials, pattern=pattern
+        path,
+        vocab,
+        merges,
+        where=lambda rank: f"model.merges[{rank}]",
+        special_tokens=specials,
+        pattern=pattern,
+        vocab_label="model.vocab",
+        merges_label="model.merges",
     )
 
 
 def _type_of(component: Any) -> str:
-    return str(component.get("type", "unknown")) if isinstance(component, dict) else type(component).__name__
+    """A component's ``type`` for messages: a short printable name, else the ``repr`` of what is there."""
+    if not isinstance(component, dict):
+        return type(component).__name__
+    kind = component.get("type", "unknown")
+    return kind if isinstance(kind, str) and kind.isprintable() and len(kind) <= 40 else f"{kind!r:.40}"
 
 
 def _refuse_options(model: dict[str, Any], path: Path) -> None:
@@ -91,7 +105,7 @@ def _refuse_options(model: dict[str, Any], path: Path) -> None:
     for option, is_set in refused.items():
         if is_set(model.get(option)):
             raise TokenizerFileError(
-                f"{path}: model option {option}={model[option]!r} changes encoding in a way bpe-tui does not "
+                f"{path}: model option {option}={model[option]!r:.40} changes encoding in a way bpe-tui does not "
                 "reproduce; only plain byte-level BPE is supported"
             )
 
@@ -119,8 +133,8 @@ def _pattern(pre_tokenizer: Any, path: Path) -> str:
             raise TokenizerFileError(f"{path}: Split pre-tokenizer needs a {{'Regex': ...}} pattern")
         if split.get("behavior", "Isolated") != "Isolated" or split.get("invert"):
             raise TokenizerFileError(
-                f"{path}: Split behavior {split.get('behavior')!r} (invert={split.get('invert')}) is not supported; "
-                "only Isolated without invert"
+                f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
+                "is not supported; only Isolated without invert"
             )
         if _byte_level(byte_level, path):
             raise TokenizerFileError(f"{path}: Split followed by ByteLevel use_regex=true splits twice; not supported")
@@ -144,7 +158,9 @@ def _vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
     unspelled: list[str] = []
     for spelled, token_id in data.items():
         if type(token_id) is not int or token_id < 0:
-            raise TokenizerFileError(f"{path}: model.vocab: id of {spelled!r} is {token_id!r}; ids are integers >= 0")
+            raise TokenizerFileError(
+                f"{path}: model.vocab: id of {spelled[:40]!r} is {token_id!r:.40}; ids are integers >= 0"
+            )
         if token_id in owner:
             raise TokenizerFileError(
                 f"{path}: model.vocab: id {token_id} is used by both {owner[token_id]!r} and {spelled!r}"
@@ -153,7 +169,7 @@ def _vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
         try:
             vocab[token_id] = decode_bytes(spelled)
         except KeyError:
-            vocab[token_id] = spelled.encode("utf-8")
+            vocab[token_id] = utf8(spelled, path, "model.vocab token")
             unspelled.append(spelled)
     return vocab, unspelled
 

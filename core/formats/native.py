@@ -3,7 +3,10 @@
 Besides vocab and merges it holds what the other formats drop: each merge's count at training time (for
 the merge browser), the split pattern, the tie rule and the training parameters (to reproduce a run),
 and a fingerprint (:mod:`core.fingerprint`) that loading recomputes, so a hand-edited or damaged file is
-caught instead of silently encoding differently. Deleting the ``fingerprint`` field accepts an edit.
+caught instead of silently encoding differently. Deleting the ``fingerprint`` field accepts an edit, and
+the loaded model then says it was not verified (:attr:`~core.model.BPEModel.fingerprint_verified` is
+``False``); a ``null`` or non-string fingerprint is an error, and so is any key this version does not
+know (a renamed ``fingerprint`` would otherwise switch the check off unnoticed).
 
 Token bytes are spelled in GPT-2's byte alphabet, as in ``vocab.json``: lossless for any bytes, readable
 for text, and one token per line greps well. Layout::
@@ -25,12 +28,16 @@ from typing import Any
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.fingerprint import fingerprint
-from core.formats.common import checked_model
+from core.formats.common import ID_SLACK, checked_model, utf8
 from core.atomic import atomic_write_text
 from core.model import TIE_RULE, BPEModel, TrainingInfo
 
 FORMAT_NAME = "bpe-tui"
 VERSION = 1
+KEYS = (
+    "format", "version", "name", "fingerprint", "pattern", "tie_rule", "special_tokens", "training", "vocab", "merges"
+)
+"""Every top-level key of a version-1 file, in the order written."""
 
 
 def to_text(model: BPEModel) -> str:
@@ -80,7 +87,7 @@ def _expect(condition: bool, path: Path, message: str) -> None:
 
 
 def _token(text: Any, path: Path, where: str) -> bytes:
-    _expect(isinstance(text, str), path, f"{where} must be a string in GPT-2's byte alphabet, got {text!r}")
+    _expect(isinstance(text, str), path, f"{where} must be a string in GPT-2's byte alphabet, got {text!r:.40}")
     try:
         return decode_bytes(text)
     except KeyError as error:
@@ -97,8 +104,12 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     [3]
     """
     version = data.get("version")
-    _expect(type(version) is int, path, f"'version' must be an integer, got {version!r}")
+    _expect(type(version) is int, path, f"'version' must be an integer, got {version!r:.40}")
     _expect(version <= VERSION, path, f"written by a newer bpe-tui (format version {version}); upgrade bpe-tui")
+    _expect(version >= 1, path, f"format version {version} does not exist; the first is 1")
+    for key in data:
+        _expect(key in KEYS, path, f"unknown key {key[:40]!r} (a renamed one?); a bpe-tui file has only "
+                f"{', '.join(KEYS)}")
     for key in ("vocab", "merges"):
         _expect(key in data, path, f"no '{key}'; the file is incomplete")
     raw_vocab, raw_merges = data["vocab"], data["merges"]
@@ -106,8 +117,11 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     _expect(isinstance(raw_merges, list), path, "'merges' must be an array of [left, right, count]")
 
     vocab: dict[int, bytes] = {}
+    longest = len(str(len(raw_vocab) + ID_SLACK))
     for key, text in raw_vocab.items():
-        _expect(key.isascii() and key.isdigit(), path, f"vocab key {key!r} is not a token id")
+        _expect(key.isascii() and key.isdigit(), path, f"vocab key {key[:40]!r} is not a token id")
+        _expect(len(key.lstrip("0")) <= longest, path, f"vocab id {key[:20]}... is far beyond the "
+                f"{len(raw_vocab):,} tokens; ids must stay below the number of tokens + {ID_SLACK:,}")
         token_id = int(key)
         _expect(token_id not in vocab, path, f"id {token_id} appears twice in 'vocab'")
         vocab[token_id] = _token(text, path, f"vocab[{key}]")
@@ -119,7 +133,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         _expect(isinstance(entry, list) and len(entry) in (2, 3), path, f"{where} must be [left, right, count]")
         merges.append((_token(entry[0], path, where), _token(entry[1], path, where)))
         count = entry[2] if len(entry) == 3 else None
-        _expect(count is None or type(count) is int, path, f"{where}: count must be an integer or null, got {count!r}")
+        _expect(count is None or (type(count) is int and 0 <= count < 1 << 63), path,
+                f"{where}: count must be a whole number from 0 below 2**63, or null, got {count!r:.40}")
         counts.append(count)
 
     specials = data.get("special_tokens", [])
@@ -139,19 +154,24 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         merge_counts=counts if any(c is not None for c in counts) else None,
         training=training,
     )
-    name = data.get("name")
-    if isinstance(name, str) and name:
+    name = data.get("name", "")
+    _expect(isinstance(name, str), path, f"'name' must be a string, got {name!r:.40}")
+    utf8(name, path, "'name'")  # saved again, it must be encodable
+    if name:
         model = dataclasses.replace(model, name=name)
-    recorded = data.get("fingerprint")
-    if recorded is not None:
-        actual = fingerprint(model)
-        if recorded != actual:
-            raise TokenizerFileError(
-                f"{path}: fingerprint mismatch (file says {str(recorded)[:12]}, content gives {actual[:12]}): vocab, "
-                "merges, special tokens or pattern changed after saving; restore the file, or delete 'fingerprint' "
-                "to accept the change"
-            )
-    return model
+    if "fingerprint" not in data:
+        return dataclasses.replace(model, fingerprint_verified=False)
+    recorded = data["fingerprint"]
+    _expect(isinstance(recorded, str), path, f"'fingerprint' must be the hex SHA-256 string, got {recorded!r:.40}; "
+            "delete the key to load the file unverified")
+    actual = fingerprint(model)
+    if recorded != actual:
+        raise TokenizerFileError(
+            f"{path}: fingerprint mismatch (file says {recorded[:12]!r}, content gives {actual[:12]}): vocab, "
+            "merges, special tokens or pattern changed after saving; restore the file, or delete 'fingerprint' "
+            "to accept the change"
+        )
+    return dataclasses.replace(model, fingerprint_verified=True)
 
 
 def _training(raw: Any, path: Path) -> TrainingInfo | None:
@@ -160,5 +180,6 @@ def _training(raw: Any, path: Path) -> TrainingInfo | None:
     _expect(isinstance(raw, dict), path, "'training' must be an object or null")
     try:
         return TrainingInfo.from_json(raw)
-    except (KeyError, TypeError, ValueError) as error:
-        raise TokenizerFileError(f"{path}: 'training' is malformed ({type(error).__name__}: {error})") from None
+    except ValueError as error:
+        raise TokenizerFileError(f"{path}: 'training' is malformed: {error}") from None
+

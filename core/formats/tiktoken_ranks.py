@@ -21,17 +21,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 from pathlib import Path
 
 import regex
 
 from core.errors import SettingsError, TokenizerFileError
-from core.formats.common import checked_model, show_token
+from core.formats.common import ID_SLACK, checked_model, show_token
 from core.atomic import atomic_write_text
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
-_LINE = regex.compile(r"([A-Za-z0-9+/]+={0,2})[ \t]+([0-9]+)[ \t]*\r?")
+_LINE = regex.compile(r"([A-Za-z0-9+/]+={0,2})[ \t]+([0-9]{1,19})[ \t]*\r?")
+_LONG_RANK = regex.compile(r"[A-Za-z0-9+/]+={0,2}[ \t]+([0-9]{20,})[ \t]*\r?")
 
 
 def parse_rank_line(line: str) -> tuple[bytes, int] | None:
@@ -60,6 +62,8 @@ def rebuild_merge(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[byte
     >>> rebuild_merge(b"abc", 258, ranks)
     [b'ab', b'c']
     """
+    if len(token) > _SHORT_TOKEN:
+        return _rebuild_long(token, rank, ranks)
     parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
         best_rank, best_at = rank, -1
@@ -71,6 +75,56 @@ def rebuild_merge(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[byte
             break
         parts[best_at : best_at + 2] = [parts[best_at] + parts[best_at + 1]]
     return parts
+
+
+_SHORT_TOKEN = 64
+"""Tokens up to this length are rebuilt by rescanning their parts (quick when short); longer ones with a heap,
+so that a hostile file of a few long tokens (``a`` * 65,536 made of two halves...) cannot take hours."""
+
+
+def _rebuild_long(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
+    """:func:`rebuild_merge` in O(n log n): a heap of (rank, start) for neighbouring parts, stale ones skipped.
+
+    Parts are named by their start offset; ``end[start]`` is where the part ends, ``before[start]`` the
+    start of the part before it. A popped pair is current if its left part is still alive and the rank
+    of that part joined with its current right neighbour is still the popped rank (a rank names one token,
+    so that is the same pair). Ties go to the smaller start: leftmost, as in the rescanning loop.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
+    >>> _rebuild_long(b"abc", 258, ranks)
+    [b'ab', b'c']
+    """
+    size = len(token)
+    end = list(range(1, size + 1))
+    before = list(range(-1, size - 1))
+    alive = [True] * size
+    heap: list[tuple[int, int]] = []
+
+    def push(start: int) -> None:
+        """Queue the pair of the part at ``start`` and the next one, if it is ranked below ``rank``."""
+        middle = end[start]
+        if middle < size:
+            pair_rank = ranks.get(token[start : end[middle]])
+            if pair_rank is not None and pair_rank < rank:
+                heapq.heappush(heap, (pair_rank, start))
+
+    for start in range(size - 1):
+        push(start)
+    parts = size
+    while parts > 2 and heap:
+        pair_rank, start = heapq.heappop(heap)
+        middle = end[start] if alive[start] else size
+        if middle >= size or ranks.get(token[start : end[middle]]) != pair_rank:
+            continue  # stale: one of the two parts has been merged since
+        end[start] = end[middle]
+        alive[middle] = False
+        parts -= 1
+        if end[start] < size:
+            before[end[start]] = start
+        if before[start] >= 0:
+            push(before[start])
+        push(start)
+    return [token[start : end[start]] for start in range(size) if alive[start]]
 
 
 def rebuild_merges(ranks: dict[bytes, int], describe: dict[bytes, str] | None = None) -> list[tuple[bytes, bytes]]:
@@ -112,6 +166,11 @@ def from_text(text: str, path: Path) -> BPEModel:
         if not line.strip():
             continue
         parsed = parse_rank_line(line)
+        if parsed is None and (long_rank := _LONG_RANK.fullmatch(line)) is not None:
+            raise TokenizerFileError(
+                f"{path} line {number}: rank {long_rank[1][:20]}... ({len(long_rank[1]):,} digits) is far beyond the "
+                f"number of tokens; ranks are token ids, below the number of tokens + {ID_SLACK:,}"
+            )
         if parsed is None:
             shown = line[:60].encode("unicode_escape").decode("ascii")
             raise TokenizerFileError(f"{path} line {number}: expected 'base64-token rank', got {shown!r}")

@@ -49,6 +49,7 @@ from core.errors import SettingsError
 from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
+from core.pretokenize.coverage import pattern_problem
 from core.pretokenize.patterns import GPT2_PATTERN
 
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
     for token in special_tokens:
         if not isinstance(token, str) or token == "":
             raise SettingsError(f"special token {token!r} is empty or not a string; give non-empty strings")
+        if not token.isascii() and any("\ud800" <= char <= "\udfff" for char in token):
+            raise SettingsError(f"special token {token!r} holds a lone surrogate, which UTF-8 cannot encode; remove it")
     seen = Counter(special_tokens)
     duplicates = [t for t, n in seen.items() if n > 1]
     if duplicates:
@@ -119,6 +122,11 @@ class TrainingRun:
         pattern: str = GPT2_PATTERN,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
+        if not isinstance(pattern, str):
+            raise SettingsError(f"pattern must be a regex string, not {type(pattern).__name__}")
+        problem = pattern_problem(pattern)
+        if problem is not None:  # a tokenizer trained on it would drop text, and no loader would take it
+            raise SettingsError(f"split pattern {pattern!r:.60} {problem}")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
         if (input_path is None) == (text is None):

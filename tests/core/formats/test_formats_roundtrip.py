@@ -158,9 +158,12 @@ def test_directory_stands_for_the_file_inside(tmp_path: Path) -> None:
 
 def test_vocab_json_tokens_named_like_format_keys(tmp_path: Path) -> None:
     """GPT-2's vocab has tokens spelled "format" and "model"; detection must not take it for another format."""
-    vocab = {encode_bytes(bytes([b])): b for b in range(256)} | {"format": 256, "model": 257}
+    merges = [(word[:length], word[length]) for word in ("format", "model") for length in range(1, len(word))]
+    made = ["".join(pair) for pair in merges]
+    vocab = {encode_bytes(bytes([b])): b for b in range(256)} | {token: 256 + i for i, token in enumerate(made)}
     (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    lines = ["#version: 0.2", *(f"{left} {right}" for left, right in merges)]
+    (tmp_path / "merges.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert detect_format(tmp_path / "vocab.json") == "gpt2"
-    # Multi-byte tokens no merge produces can only have been added by hand: they are the special tokens.
-    assert load_tokenizer(tmp_path / "vocab.json").special_tokens == ["format", "model"]
+    model = load_tokenizer(tmp_path / "vocab.json")
+    assert {b"format", b"model"} <= set(model.vocab.values()) and model.special_tokens == []
