@@ -38,7 +38,7 @@ class DashboardScreen(Screen):
         """The user asked to save the last trained tokenizer."""
 
     BINDINGS = [
-        Binding("s", "stop", "Stop", tooltip="Cancel the run; nothing is saved"),
+        Binding("s", "stop", "Stop", tooltip="Stop the run; ctrl+s then saves its merges so far"),
         Binding("r", "restart", "Run again", tooltip="Start the last run again"),
         Binding("ctrl+s", "save", "Save", tooltip="Save the last trained tokenizer"),
     ]
