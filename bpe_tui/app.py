@@ -25,6 +25,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import AwaitMount
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.errors import BPEError
@@ -46,6 +48,10 @@ from bpe_tui.training_process import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings
+
+
+TEXT_FIELDS = (Input, TextArea)
+"""Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
 
 
 def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
@@ -168,6 +174,19 @@ class BpeTuiApp(App[None]):
         for pane in PANES:
             self.add_mode(pane.mode, partial(self._build_pane, pane))
         self.session.subscribe(self._session_changed)
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Show pane ``mode``; a pane left with focus in a text field gets its main view focused instead.
+
+        Pane keys are plain digits: with focus back in a field they would be typed into it (a vocab size
+        of ``6400023456``). Only a user editing a field should hold it, so focus never returns there
+        by itself; the screen's ``AUTO_FOCUS`` widget takes it as the pane resumes.
+        """
+        shown = super().switch_mode(mode)
+        screen = self.screen
+        if isinstance(screen.focused, TEXT_FIELDS):
+            screen.set_focus(None)
+        return shown
 
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
