@@ -28,12 +28,14 @@ from core.train.memory import RSSProbe
 from bpe_tui.services import ProbeFactory, SourceFactory
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_process import (
+    MEASURE_MAX_CHARS,
     SamplesMeasured,
     Throttle,
     TrainingFailed,
     TrainingProcess,
     TrainingSource,
     TrainingSpec,
+    measure,
 )
 
 
@@ -303,7 +305,12 @@ class TrainingRunner:
             if dirty and throttle.ready():
                 yield from flush()
         yield from flush()
-        yield outcome if outcome is not None else self._stopped(number, spec, made)
+        if outcome is None:
+            outcome = self._stopped(number, spec, made)
+            measured = self._measure_stopped(outcome)
+            if measured is not None:
+                yield self.SamplesMeasured(number, measured)
+        yield outcome
 
     def _stopped(self, number: int, spec: TrainingSpec, made: list[MergeMade]) -> TrainingRunner.Stopped:
         """``Stopped`` with the merges so far built into a tokenizer, here in the worker like ``_finished``."""
@@ -315,6 +322,20 @@ class TrainingRunner:
         except Exception:  # noqa: BLE001 - the stop itself must still be reported; there is just nothing to save
             loaded = None
         return self.Stopped(number, spec, len(made), loaded)
+
+    def _measure_stopped(self, stopped: TrainingRunner.Stopped) -> SamplesMeasured | None:
+        """Bytes/token of the samples with a stopped run's tokenizer, as the training process measures them.
+
+        The last measurement the process sent was taken some merges before the stop; measured again, the
+        dashboard's bytes/token line names the merges the run really reached (``None`` if it cannot).
+        """
+        if stopped.loaded is None or not stopped.spec.measure_texts:
+            return None
+        texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in stopped.spec.measure_texts)
+        try:
+            return measure(stopped.loaded.model, texts)
+        except Exception:  # noqa: BLE001 - a measurement is a nicety; the stop is reported regardless
+            return None
 
     def _finished(
         self, number: int, spec: TrainingSpec, event: TrainingFinished, elapsed: float

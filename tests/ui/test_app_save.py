@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 
 from textual.message import Message
@@ -14,72 +12,19 @@ from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
-from bpe_tui.training_process import SourceEvent, TrainingSpec
 from bpe_tui.training_runner import TrainingRunner
 from core.formats import load_tokenizer
-from core.train.events import MergeMade
-from tests.ui.app_harness import CORPUS_ROOT, SIZE, make_app, make_services, make_session, recorded_run, settle
-
-
-class HeldSource:
-    """A training source that sends ``first`` at once, then ``rest`` only when ``release`` is set.
-
-    Until then it reports nothing new, like a process busy merging; ``cancel`` ends it at once, as
-    cancelling the real process does (events it had not sent are lost).
-    """
-
-    def __init__(self, first: Sequence[SourceEvent], rest: Sequence[SourceEvent] = ()) -> None:
-        self.first = list(first)
-        self.rest = list(rest)
-        self.release = threading.Event()
-        self.cancelled = threading.Event()
-        self._sent_first = self._sent_rest = False
-
-    @property
-    def pid(self) -> int | None:
-        return None
-
-    def start(self) -> None:
-        pass
-
-    def poll(self, timeout: float) -> list[SourceEvent] | None:
-        if self.cancelled.is_set():
-            return None
-        if not self._sent_first:
-            self._sent_first = True
-            return self.first
-        if self.release.wait(min(timeout, 0.02)):
-            if self._sent_rest:
-                return None
-            self._sent_rest = True
-            return self.rest
-        return []
-
-    def cancel(self) -> None:
-        self.cancelled.set()
-
-
-def held_factory(source: HeldSource):
-    """A factory giving ``source`` to the first run; later runs get a fresh copy of it (same events)."""
-    made: list[HeldSource] = []
-
-    def factory(spec: TrainingSpec) -> HeldSource:
-        made.append(source if not made else HeldSource(source.first, source.rest))
-        return made[-1]
-
-    return factory
-
-
-def split_after_merges(count: int) -> tuple[list[SourceEvent], list[SourceEvent]]:
-    """The recorded run cut just after its ``count``-th merge."""
-    events = list(recorded_run())
-    seen = 0
-    for index, event in enumerate(events):
-        if isinstance(event, MergeMade):
-            seen += 1
-            if seen == count:
-                return events[: index + 1], events[index + 1 :]
-    raise AssertionError(f"the recorded run has fewer than {count} merges")
+from tests.ui.app_harness import (
+    CORPUS_ROOT,
+    SIZE,
+    HeldSource,
+    held_factory,
+    make_app,
+    make_services,
+    make_session,
+    settle,
+    split_after_merges,
+)
 
 
 def notifications(seen: list[Message]) -> list[str]:
