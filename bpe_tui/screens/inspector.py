@@ -92,7 +92,9 @@ class InspectorScreen(Screen):
     """
 
     BINDINGS = [
-        Binding("slash", "search", "Search"),
+        # A priority binding, so "/" is acted on as it arrives and the keys typed after it reach the
+        # field; while the field has focus, check_action lets "/" through to it as text.
+        Binding("slash", "search", "Search", priority=True),
         Binding("escape", "back_to_table", "Table", show=False),
         Binding("t", "focus_tree", "Merge tree"),
         Binding("l", "focus_longest", "Longest", tooltip="The longest tokens; Enter shows one's merge tree"),
@@ -277,8 +279,14 @@ class InspectorScreen(Screen):
     def _search_submitted(self) -> None:
         self.action_back_to_table()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search" and isinstance(self.focused, Input):
+            return None  # typing "/" in the field
+        return True
+
     def action_search(self) -> None:
-        self.query_one("#vocab-search", Input).focus()
+        # Focused now, not with focus(): keys typed right after "/" must reach the field (see Boundaries).
+        self.set_focus(self.query_one("#vocab-search", Input))
 
     def action_back_to_table(self) -> None:
         self.query_one(VocabTable).focus()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import DirectoryTree, Input
 
 from bpe_tui.screens.boundaries import BoundariesScreen
@@ -66,3 +67,25 @@ async def test_a_pane_left_while_editing_a_field_comes_back_with_its_main_view_f
         await pilot.press("1")
         await pilot.pause()
         assert app.current_mode == "corpus" and field.value == typed
+
+
+async def burst(app, *keys: tuple[str, str]) -> None:
+    """Keys arriving together, as from a fast typist or a busy app: posted at once, not one per pause."""
+    for key, char in keys:
+        app.post_message(events.Key(key, char))
+
+
+async def test_keys_typed_right_after_slash_reach_the_field() -> None:
+    app = make_app(start_mode="dashboard")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for pane, field_id in (("4", "#boundaries-input"), ("5", "#vocab-search")):
+            await pilot.press(pane)
+            await settle(pilot)
+            # Textual acts on a binding once the focused widget has the key; keys queued behind "/" went to
+            # that widget (the token view, the table) and were lost.
+            await burst(app, ("slash", "/"), ("t", "t"), ("h", "h"), ("e", "e"), ("slash", "/"), ("a", "a"))
+            await pilot.pause()
+            field = app.screen.query_one(field_id, Input)
+            assert app.focused is field and field.value == "the/a"  # a "/" in the field is text
+            await pilot.press("escape")
