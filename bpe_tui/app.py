@@ -5,6 +5,10 @@ the ``TrainingRunner`` with the ``TrainingState`` of the current run, and saving
 each pane's screen with the parts that screen reads. Panes ask for work by posting messages (the corpus
 pane's ``TrainingRequested``, the dashboard's stop / run again / save requests); the app tells them of
 changes with ``SessionChanged`` (every pane) and ``TrainingChanged`` (the dashboard).
+
+Nothing modal opens unless the user asks: a run that ends says so in a notification (and that ctrl+s,
+an app-wide key, saves it); the save dialog appears only on ctrl+s, so typing into a pane is never
+diverted into a file name.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import AwaitMount
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.errors import BPEError
@@ -39,9 +45,13 @@ from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
-from bpe_tui.training_runner import Run, TrainingRunner
+from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings
+
+
+TEXT_FIELDS = (Input, TextArea)
+"""Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
 
 
 def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
@@ -118,6 +128,7 @@ class BpeTuiApp(App[None]):
         ),
         Binding("question_mark,f1", "help", "Help"),
         Binding("ctrl+o", "open_tokenizer", "Open tokenizer", show=False),
+        Binding("ctrl+s", "save", "Save the last trained tokenizer", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -164,6 +175,19 @@ class BpeTuiApp(App[None]):
             self.add_mode(pane.mode, partial(self._build_pane, pane))
         self.session.subscribe(self._session_changed)
 
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Show pane ``mode``; a pane left with focus in a text field gets its main view focused instead.
+
+        Pane keys are plain digits: with focus back in a field they would be typed into it (a vocab size
+        of ``6400023456``). Only a user editing a field should hold it, so focus never returns there
+        by itself; the screen's ``AUTO_FOCUS`` widget takes it as the pane resumes.
+        """
+        shown = super().switch_mode(mode)
+        screen = self.screen
+        if isinstance(screen.focused, TEXT_FIELDS):
+            screen.set_focus(None)
+        return shown
+
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
         session = self.session
@@ -191,7 +215,7 @@ class BpeTuiApp(App[None]):
             if spec is None:
                 self.notify("Bundled samples not found: pick a corpus to train on.", severity="warning")
             else:
-                self.start_training(spec, offer_save=False)
+                self.start_training(spec)
 
     def startup_spec(self) -> TrainingSpec | None:
         """A quick run over the English and Japanese samples, so every pane has a tokenizer at once.
@@ -208,13 +232,10 @@ class BpeTuiApp(App[None]):
 
     # -- training -----------------------------------------------------------------------------------------
 
-    def start_training(self, spec: TrainingSpec, *, offer_save: bool = True) -> None:
-        """Train ``spec`` in the app's training worker, stopping any run in progress.
-
-        ``offer_save`` asks where to save the tokenizer once the run finishes (the start-up run does not).
-        """
+    def start_training(self, spec: TrainingSpec) -> None:
+        """Train ``spec`` in the app's training worker, stopping any run in progress."""
         run = self.runner.start(spec)
-        self.training.begin(run.number, spec, offer_save=offer_save)
+        self.training.begin(run.number, spec)
         self._follow(run)
         self._training_changed()
 
@@ -247,27 +268,41 @@ class BpeTuiApp(App[None]):
         elif isinstance(message, TrainingRunner.Failed):
             self.notify(message.message, title="Training failed", severity="error", timeout=10, markup=False)
         elif isinstance(message, TrainingRunner.Stopped):
-            self.notify(
-                f"Stopped after {message.merges_done:,} merges; nothing was saved.",
-                title="Training stopped",
-                markup=False,
-            )
+            self._keep_stopped(message)
         self._training_changed()
 
     def _keep_trained(self, message: TrainingRunner.Finished) -> None:
-        """Hand a finished run's tokenizer (built in the worker) to the session, and offer to save it."""
+        """Hand a finished run's tokenizer (built in the worker) to the session and say that ctrl+s saves it.
+
+        Only a notification: a dialog opened here would take the keys of whatever the user is typing.
+        """
         index = self.session.add_tokenizer(message.loaded)
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         model = message.model
         self.notify(
-            f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now.",
+            f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now; "
+            "ctrl+s saves it.",
             title="Training finished",
             markup=False,
         )
-        if self.training.offer_save:
-            # Once the toast above is drawn: a dialog pushed first leaves this screen's toasts a step behind
-            # the dialog's, and an earlier toast (a warning as the run began) then peeks out from under them.
-            self.call_after_refresh(self.save_trained)
+
+    def _keep_stopped(self, message: TrainingRunner.Stopped) -> None:
+        """Keep a stopped run's merges so far (built in the worker) as what ctrl+s saves.
+
+        It joins the session's tokenizers without becoming the active one: the panes keep showing the
+        tokenizer they showed, and the partial one is a ctrl+p away.
+        """
+        if message.loaded is None:
+            self.training.trained = None
+            self.notify("Stopped before the first merge; nothing to save.", title="Training stopped", markup=False)
+            return
+        index = self.session.add_tokenizer(message.loaded, activate=False)
+        self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
+        self.notify(
+            f"Stopped after {message.merges_done:,} merges; ctrl+s saves them (recorded as stopped).",
+            title="Training stopped",
+            markup=False,
+        )
 
     @on(CorpusScreen.TrainingRequested)
     async def _training_requested(self, message: CorpusScreen.TrainingRequested) -> None:
@@ -294,29 +329,38 @@ class BpeTuiApp(App[None]):
 
     # -- saving -------------------------------------------------------------------------------------------
 
+    def action_save(self) -> None:
+        """ctrl+s from any pane: save what the last run made (the dashboard's own ctrl+s does the same)."""
+        self.save_trained()
+
     def save_trained(self) -> None:
-        """Ask where to save the last trained tokenizer, then save it atomically in a thread."""
+        """Ask where to save the last trained tokenizer, then save it atomically in a thread.
+
+        Only ever called because the user pressed ctrl+s; says so when there is nothing to save.
+        """
         trained = self.training.trained
         if trained is None:
+            self.notify("No trained tokenizer to save yet: train one in the corpus pane (1).", markup=False)
+            return
+        if isinstance(self.screen, PathDialog):
             return
         default = default_save_path(trained.spec, trained.loaded.model, self.services.corpus_root)
 
         def chosen(path: Path | None) -> None:
             if path is None:
-                self.notify("Not saved; press ctrl+s on the dashboard to save it later.", markup=False)
+                self.notify("Not saved; ctrl+s saves it later.", markup=False)
             else:
                 self._save(trained, path)
 
-        self.push_screen(
-            PathDialog("Save the tokenizer as (bpe-tui JSON)", str(default), "Save", must_exist=False), chosen
-        )
+        title = Content.assemble("Save ", (trained.loaded.name, "bold"), " as (bpe-tui JSON)")
+        self.push_screen(PathDialog(title, str(default), "Save", must_exist=False), chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="save")
     def _save(self, trained: TrainedTokenizer, path: Path) -> None:
         from core.formats import save_tokenizer
 
         try:
-            save_tokenizer(trained.loaded.model, path, format="bpe-tui")
+            save_tokenizer(with_corpus_hash(trained.loaded.model), path, format="bpe-tui")
         except (BPEError, OSError) as error:
             self.post_message(self.SaveFailed(path, str(error)))
         else:

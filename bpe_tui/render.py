@@ -23,22 +23,36 @@ from textual.content import Content, Span
 
 from bpe_tui.text import GLYPHS, escape_char, hex_bytes, is_split, subscript, token_pieces
 
+# Terminals over ssh, in tmux without COLORTERM, or with TERM=xterm-256color get these colours downgraded
+# (Rich's ``Color.downgrade``, which Textual uses) to the 256-colour cube or to the 16 ANSI colours. Dark,
+# muted truecolor shades all land on the same few entries there (the first palette here collapsed to three
+# colours at 256 and to one at 16), so neighbouring tokens ran together. Every background below is a colour
+# of the 256-colour cube, drawn the same at truecolor and at 256 colours, and each maps to a different one
+# of the 16 ANSI colours: no two entries of any palette here, nor the cursor, share a colour at any colour
+# system, so "neighbours differ" holds as drawn. tests/ui/test_colour_systems.py computes it.
+
 PALETTE: tuple[str, ...] = (
-    "#e6e6e6 on #1f3a5f",
-    "#e6e6e6 on #4b2d66",
-    "#e6e6e6 on #1e5236",
-    "#e6e6e6 on #6b4318",
-    "#e6e6e6 on #1b5158",
-    "#e6e6e6 on #5e2340",
+    "#e6e6e6 on #000087",  # navy:  256-colour 18, ANSI blue
+    "#e6e6e6 on #5f005f",  # plum:  53, magenta
+    "#e6e6e6 on #005f00",  # green: 22, green
+    "#e6e6e6 on #5f5f00",  # olive: 58, yellow
+    "#e6e6e6 on #005faf",  # azure: 25, cyan
+    "#e6e6e6 on #444444",  # grey:  238, bright black
 )
 """Token backgrounds for whole-character tokens; a light foreground on each reads on dark and light themes."""
 
-SPLIT_PALETTE: tuple[str, ...] = ("bold #ffffff on #a11d1d", "bold #ffffff on #b0560e")
-"""Backgrounds for tokens that start or end inside a character: warm and loud, so they stand out."""
+SPLIT_PALETTE: tuple[str, ...] = ("bold #ffffff on #a11d1d", "bold #000000 on #ff8700")
+"""Backgrounds for tokens that start or end inside a character: warm and loud, so they stand out
+(256-colour 124 and 208; ANSI red and bright red)."""
 
-SPECIAL_PALETTE: tuple[str, ...] = ("bold italic #000000 on #87d7af", "bold italic #000000 on #afafff")
+SPECIAL_PALETTE: tuple[str, ...] = ("bold italic #000000 on #87d7af", "bold italic #000000 on #87d7ff")
 """Special tokens: dark italic text on a light background, the reverse of ordinary tokens, in colours no
-other palette or the cursor uses. Two, so that two special tokens in a row still differ."""
+other palette or the cursor uses (256-colour 115 and 117; ANSI white and bright cyan). Two, so that two
+special tokens in a row still differ."""
+
+SPECIAL_MARK_STYLE = "#444444"
+"""Foreground of glyphs, escapes and ids inside a special token: the light marks of ordinary tokens would
+vanish on its light background (at 16 colours they are the very same white)."""
 
 GLYPH_STYLE = "#9a9a9a"
 """Foreground of whitespace glyphs, so ``·`` reads as a marker rather than as text."""
@@ -50,7 +64,8 @@ ID_STYLE = "#b8b8b8"
 """Foreground of inline token ids."""
 
 CURSOR_STYLE = "bold #000000 on #ffd75f"
-"""The selected token: a colour outside both palettes, so it is never mistaken for a neighbour."""
+"""The selected token: a colour outside every palette (256-colour 221, ANSI bright yellow), so it is never
+mistaken for a neighbour."""
 
 
 class TokenLike(Protocol):
@@ -183,8 +198,11 @@ def layout_tokens(tokens: Sequence[TokenLike], *, show_ids: bool = False) -> Tok
     position = 0
     for item, style in zip(tokens, styles):
         parts = body_parts(item.token)
+        special = is_special(item)
+        if special:
+            parts = tuple((piece, SPECIAL_MARK_STYLE if inner else "") for piece, inner in parts)
         if show_ids:
-            label = (subscript(item.id), ID_STYLE)
+            label = (subscript(item.id), SPECIAL_MARK_STYLE if special else ID_STYLE)
             parts = (*parts[:-1], label, parts[-1]) if parts and parts[-1][0] == "\n" else (*parts, label)
         inner_spans: list[Span] = []
         token_start = position

@@ -5,36 +5,108 @@ to the app; it never touches a widget. What it yields is throttled (``post_inter
 the last) because a fast run makes thousands of merges a second and the UI needs about ten updates a
 second. Merges are never dropped, they are sent in batches; only progress messages replace each other in
 a busy queue. When a run finishes, its ``Tokenizer`` is built here, in the worker's thread, so the UI
-thread only has to hand it to the session.
+thread only has to hand it to the session. A run the user stops keeps the merges the app received (the
+ones the dashboard showed): they are built into a tokenizer the same way, recorded as stopped.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual.message import Message
 
-from core.model import BPEModel
+from core.model import BPEModel, TrainingInfo
 from core.train.events import MergeMade, PhaseProgress, TrainingFinished
 from core.train.memory import RSSProbe
 
 from bpe_tui.services import ProbeFactory, SourceFactory
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_process import (
+    MEASURE_MAX_CHARS,
     SamplesMeasured,
     Throttle,
     TrainingFailed,
     TrainingProcess,
     TrainingSource,
     TrainingSpec,
+    measure,
 )
 
 
 def trained_name(spec: TrainingSpec, model: BPEModel) -> str:
     """What a tokenizer trained in the app is called in lists: ``"trained: english.txt 1000"``."""
     return f"trained: {spec.label or model.name} {model.vocab_size}"
+
+
+def stopped_model(spec: TrainingSpec, merges: Sequence[MergeMade]) -> BPEModel:
+    """The tokenizer a stopped run made: its special tokens and ``merges`` so far, recorded as stopped.
+
+    ``merges`` are the run's ``MergeMade`` events in rank order, as the app received them. The training
+    info is what the run would have recorded, with ``stopped_after`` set; the hash of a corpus file is
+    left empty (hashing a large file would hold up the stop) and is filled in when saving
+    (:func:`with_corpus_hash`).
+
+    >>> merge = MergeMade(rank=0, left=b"a", right=b"b", new_id=257, count=5, runner_up_count=2, won_tie=False)
+    >>> model = stopped_model(TrainingSpec(vocab_size=300, text="ab ab", special_tokens=("<|x|>",)), [merge])
+    >>> model.vocab[256], model.vocab[257], model.merges, model.training.stopped_after
+    (b'<|x|>', b'ab', [(b'a', b'b')], 1)
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for offset, token in enumerate(spec.special_tokens):
+        vocab[256 + offset] = token.encode("utf-8")
+    for merge in merges:
+        vocab[merge.new_id] = merge.left + merge.right
+    if spec.text is not None:
+        data = spec.text.encode("utf-8")
+        corpus_bytes, corpus_sha256 = len(data), hashlib.sha256(data).hexdigest()
+    else:
+        corpus_sha256 = ""
+        try:
+            corpus_bytes = spec.corpus_path.stat().st_size if spec.corpus_path is not None else 0
+        except OSError:
+            corpus_bytes = 0
+    info = TrainingInfo(
+        vocab_size=spec.vocab_size,
+        min_frequency=spec.min_frequency,
+        corpus_path=str(spec.corpus_path) if spec.corpus_path is not None else None,
+        corpus_bytes=corpus_bytes,
+        corpus_sha256=corpus_sha256,
+        workers=spec.workers if spec.workers is not None else (os.cpu_count() or 1),
+        stopped_after=len(merges),
+    )
+    stem = spec.corpus_path.stem if spec.corpus_path is not None else "text"
+    return BPEModel(
+        vocab=vocab,
+        merges=[(merge.left, merge.right) for merge in merges],
+        special_tokens=list(spec.special_tokens),
+        merge_counts=[merge.count for merge in merges],
+        training=info,
+        name=f"{stem}-{len(vocab)}",
+    )
+
+
+def with_corpus_hash(model: BPEModel) -> BPEModel:
+    """``model`` with the SHA-256 of its corpus file filled in if it was left empty (a stopped run's).
+
+    Reads the whole corpus: call it where a wait is expected (the save worker). A file that can no longer
+    be read leaves the hash empty.
+    """
+    info = model.training
+    if info is None or info.corpus_sha256 or info.corpus_path is None:
+        return model
+    from core.train.reading import file_sha256
+
+    try:
+        digest = file_sha256(Path(info.corpus_path))
+    except OSError:
+        return model
+    return dataclasses.replace(model, training=dataclasses.replace(info, corpus_sha256=digest))
 
 
 @dataclass(frozen=True)
@@ -121,9 +193,11 @@ class TrainingRunner:
 
     @dataclass
     class Stopped(Ended):
-        """The run was cancelled by the user; nothing was kept."""
+        """The run was cancelled by the user. ``loaded`` holds the merges made so far as a tokenizer
+        (:func:`stopped_model`), ``None`` if it stopped before its first merge."""
 
         merges_done: int
+        loaded: LoadedTokenizer | None = None
 
     def __init__(
         self,
@@ -185,6 +259,7 @@ class TrainingRunner:
         phase, done, total = "reading", 0, 0
         phase_started = started
         pending: list[MergeMade] = []
+        made: list[MergeMade] = []
         merges_done = 0
         outcome: TrainingRunner.Ended | None = None
         dirty = True
@@ -213,6 +288,7 @@ class TrainingRunner:
             for event in batch:
                 if isinstance(event, MergeMade):
                     pending.append(event)
+                    made.append(event)
                     merges_done = event.rank + 1
                     done += 1
                 elif isinstance(event, PhaseProgress):
@@ -229,7 +305,37 @@ class TrainingRunner:
             if dirty and throttle.ready():
                 yield from flush()
         yield from flush()
-        yield outcome if outcome is not None else self.Stopped(number, spec, merges_done)
+        if outcome is None:
+            outcome = self._stopped(number, spec, made)
+            measured = self._measure_stopped(outcome)
+            if measured is not None:
+                yield self.SamplesMeasured(number, measured)
+        yield outcome
+
+    def _stopped(self, number: int, spec: TrainingSpec, made: list[MergeMade]) -> TrainingRunner.Stopped:
+        """``Stopped`` with the merges so far built into a tokenizer, here in the worker like ``_finished``."""
+        if not made:
+            return self.Stopped(number, spec, 0)
+        try:
+            model = stopped_model(spec, made)
+            loaded = LoadedTokenizer.from_model(model, name=f"{trained_name(spec, model)} (stopped)")
+        except Exception:  # noqa: BLE001 - the stop itself must still be reported; there is just nothing to save
+            loaded = None
+        return self.Stopped(number, spec, len(made), loaded)
+
+    def _measure_stopped(self, stopped: TrainingRunner.Stopped) -> SamplesMeasured | None:
+        """Bytes/token of the samples with a stopped run's tokenizer, as the training process measures them.
+
+        The last measurement the process sent was taken some merges before the stop; measured again, the
+        dashboard's bytes/token line names the merges the run really reached (``None`` if it cannot).
+        """
+        if stopped.loaded is None or not stopped.spec.measure_texts:
+            return None
+        texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in stopped.spec.measure_texts)
+        try:
+            return measure(stopped.loaded.model, texts)
+        except Exception:  # noqa: BLE001 - a measurement is a nicety; the stop is reported regardless
+            return None
 
     def _finished(
         self, number: int, spec: TrainingSpec, event: TrainingFinished, elapsed: float

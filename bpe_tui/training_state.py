@@ -35,9 +35,6 @@ class TrainingState:
     spec: TrainingSpec | None = None
     """What the current run trains; ``None`` before any run."""
 
-    offer_save: bool = False
-    """Whether the app asks where to save when the current run finishes (not for the start-up run)."""
-
     running: bool = False
     """Started and not yet finished, failed or stopped."""
 
@@ -54,13 +51,14 @@ class TrainingState:
     """How the current run ended, ``None`` while it runs."""
 
     trained: TrainedTokenizer | None = None
-    """The last tokenizer a run finished, kept while a newer run goes on: what ctrl+s saves."""
+    """What ctrl+s saves: the tokenizer of the last run that finished or was stopped (its merges so far),
+    kept while a newer run goes on; ``None`` once a run is stopped before its first merge, since saving
+    an older tokenizer under that run's name is what a user would not expect."""
 
-    def begin(self, run: int, spec: TrainingSpec, *, offer_save: bool) -> None:
+    def begin(self, run: int, spec: TrainingSpec) -> None:
         """Forget the previous run's reports (not its tokenizer) and follow run ``run``."""
         self.run = run
         self.spec = spec
-        self.offer_save = offer_save
         self.running = True
         self.progress = None
         self.merges = []

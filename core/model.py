@@ -26,6 +26,14 @@ class TrainingInfo:
         corpus_sha256: hex SHA-256 of the corpus bytes.
         workers: processes used for pre-tokenisation (does not change the result).
         errors: how invalid UTF-8 was handled (``strict`` or ``replace``).
+        stopped_after: the merges made when the user stopped the run, which then kept only those;
+            ``None`` for a run that ran to its end. Written to files only when set, so files of complete
+            runs are unchanged and older readers, which ignore unknown keys, still load the rest.
+
+    >>> TrainingInfo(1000, stopped_after=212).to_json()["stopped_after"]
+    212
+    >>> "stopped_after" in TrainingInfo(1000).to_json()
+    False
     """
 
     vocab_size: int
@@ -35,9 +43,10 @@ class TrainingInfo:
     corpus_sha256: str = ""
     workers: int = 1
     errors: str = "strict"
+    stopped_after: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "vocab_size": self.vocab_size,
             "min_frequency": self.min_frequency,
             "corpus_path": self.corpus_path,
@@ -46,6 +55,9 @@ class TrainingInfo:
             "workers": self.workers,
             "errors": self.errors,
         }
+        if self.stopped_after is not None:
+            data["stopped_after"] = self.stopped_after
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainingInfo:
@@ -88,6 +100,7 @@ class TrainingInfo:
             corpus_sha256=text("corpus_sha256", ""),
             workers=count("workers", 1),
             errors=text("errors", "strict"),
+            stopped_after=None if data.get("stopped_after") is None else count("stopped_after", 0),
         )
 
 

@@ -94,7 +94,9 @@ class BoundariesScreen(Screen):
 
     BINDINGS = [
         Binding("s", "next_sample", "Sample"),
-        Binding("slash", "type_text", "Type"),
+        # A priority binding, so "/" is acted on as it arrives and the keys typed after it reach the
+        # field; while the field has focus, check_action lets "/" through to it as text.
+        Binding("slash", "type_text", "Type", priority=True),
         Binding("i", "toggle_ids", "Ids"),
         Binding("v", "toggle_side_by_side", "EN|JA"),
         Binding("escape", "back_to_tokens", "Tokens", show=False),
@@ -310,9 +312,16 @@ class BoundariesScreen(Screen):
             self._update_header()
             self._view("en" if side_by_side else "main").focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "type_text" and isinstance(self.focused, Input):
+            return None  # typing "/" in the field
+        return True
+
     def action_type_text(self) -> None:
         self.side_by_side = False
-        self.query_one("#boundaries-input", Input).focus()
+        # Focused now, not with focus(), which waits its turn behind keys already queued: typed quickly
+        # after "/" (or while the pane was busy), the first letters went to the token view and were lost.
+        self.set_focus(self.query_one("#boundaries-input", Input))
 
     def action_back_to_tokens(self) -> None:
         self._view("en" if self.side_by_side else "main").focus()

@@ -51,6 +51,8 @@ class CorpusTree(DirectoryTree):
 class CorpusScreen(Screen):
     """Highlight a file to preview it and count it; the form below trains on it."""
 
+    AUTO_FOCUS = "#tree"
+
     BINDINGS = [
         Binding("s", "show_samples", "Samples", tooltip="Show the bundled sample corpora"),
         Binding("w", "show_workdir", "Working dir", tooltip="Show the working directory"),
@@ -134,8 +136,8 @@ class CorpusScreen(Screen):
 
     @on(DirectoryTree.FileSelected, "#tree")
     def _selected(self, event: DirectoryTree.FileSelected) -> None:
+        # The tree keeps focus: moved into the vocab field, the next pane key (2) was typed into it.
         self._session.set_corpus(event.path)
-        self.query_one("#vocab").focus()
 
     def _show_corpus(self) -> None:
         path = self._session.corpus_path

@@ -38,7 +38,7 @@ class DashboardScreen(Screen):
         """The user asked to save the last trained tokenizer."""
 
     BINDINGS = [
-        Binding("s", "stop", "Stop", tooltip="Cancel the run; nothing is saved"),
+        Binding("s", "stop", "Stop", tooltip="Stop the run; ctrl+s then saves its merges so far"),
         Binding("r", "restart", "Run again", tooltip="Start the last run again"),
         Binding("ctrl+s", "save", "Save", tooltip="Save the last trained tokenizer"),
     ]
@@ -153,11 +153,22 @@ class DashboardScreen(Screen):
             self.query_one(ProgressPanel).show_longest(longest)
 
     def _show_outcome(self, outcome: TrainingRunner.Ended) -> None:
+        """Say how the run ended in the pane itself (a toast goes away): why it failed, what a stop kept."""
         self.query_one(MergeTable).flush()
         panel = self.query_one(ProgressPanel)
         if isinstance(outcome, TrainingRunner.Finished):
             panel.show_outcome("done", complete=True, detail=StopReason(outcome.reason).wording)
-        elif isinstance(outcome, TrainingRunner.Failed):
-            panel.show_outcome("failed", complete=False)
+            return
+        if isinstance(outcome, TrainingRunner.Failed):
+            panel.show_outcome("failed", complete=False, note=f"failed: {outcome.message}", failed=True)
+            unmeasured = "not measured: the run failed before a measurement"
         else:
-            panel.show_outcome("stopped", complete=False)
+            assert isinstance(outcome, TrainingRunner.Stopped)
+            if outcome.loaded is not None:
+                note = f"stopped after {outcome.merges_done:,} merges; ctrl+s saves them (recorded as stopped)"
+            else:
+                note = "stopped before the first merge; nothing to save"
+            panel.show_outcome("stopped", complete=False, detail=f"at {outcome.merges_done:,} merges", note=note)
+            unmeasured = "not measured: the run stopped before a measurement"
+        if self._training.measured is None:
+            self.query_one(SparklinePanel).show_unmeasured(unmeasured)

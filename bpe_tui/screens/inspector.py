@@ -17,7 +17,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
@@ -33,14 +34,14 @@ from core.analysis.vocab_stats import longest_tokens, vocab_split
 SEARCH_DELAY = 0.15
 """Seconds of quiet after a keystroke before the vocabulary is filtered."""
 
-SEARCH_HINT = "search: text, id, or hex bytes like e3 81  (/)"
+SEARCH_HINT = "search: text, id or hex bytes (0a, e3 81)  (/)"
 
 LONGEST = 8
 """How many of the longest tokens to list."""
 
 
 def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
-    """Two lines: the vocabulary split, then fingerprint, pattern and special tokens."""
+    """Two lines: the vocabulary split, then fingerprint, pattern, special tokens and whether a run was stopped."""
     model = loaded.model
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
@@ -54,17 +55,14 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     specials = ", ".join(escape_token(token) for token in model.special_tokens) or "none"
     parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
+    if model.training is not None and model.training.stopped_after is not None:
+        parts += [("  stopped by the user after ", "dim"), f"{model.training.stopped_after:,} merges"]
     return Content.assemble(*parts)
 
 
-def longest_content(rows: list[tuple[int, bytes]]) -> Content:
-    """The longest tokens (from ``longest_tokens``), one a line: byte length, id and the token made safe."""
-    if not rows:
-        return Content.styled("(empty vocabulary)", "dim")
-    return Content("\n").join(
-        Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), escape_token(token))
-        for token_id, token in rows
-    )
+def longest_entry(token_id: int, token: bytes) -> Content:
+    """One of the longest tokens (from ``longest_tokens``): byte length, id and the token made safe."""
+    return Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), escape_token(token))
 
 
 class InspectorScreen(Screen):
@@ -87,15 +85,19 @@ class InspectorScreen(Screen):
         #merge-tree:focus { border: round $primary; }
         #longest-tokens {
             height: auto; max-height: 10; border: round $primary-muted; padding: 0 1;
-            text-wrap: nowrap; text-overflow: ellipsis;
+            background: $background; text-wrap: nowrap; text-overflow: ellipsis;
         }
+        #longest-tokens:focus { border: round $primary; background-tint: $foreground 0%; }
     }
     """
 
     BINDINGS = [
-        Binding("slash", "search", "Search"),
+        # A priority binding, so "/" is acted on as it arrives and the keys typed after it reach the
+        # field; while the field has focus, check_action lets "/" through to it as text.
+        Binding("slash", "search", "Search", priority=True),
         Binding("escape", "back_to_table", "Table", show=False),
         Binding("t", "focus_tree", "Merge tree"),
+        Binding("l", "focus_longest", "Longest", tooltip="The longest tokens; Enter shows one's merge tree"),
     ]
 
     @dataclass
@@ -140,7 +142,7 @@ class InspectorScreen(Screen):
                 yield VocabTable(id="vocab-table")
             with Vertical(id="inspector-side"):
                 yield MergeTreeView(id="merge-tree")
-                yield Static(id="longest-tokens", markup=False)
+                yield OptionList(id="longest-tokens")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -165,11 +167,11 @@ class InspectorScreen(Screen):
         if loaded is None:
             summary.update(Content.styled("No tokenizer yet: train one in the corpus pane or open a file.", "dim"))
             tree.show_nothing("(no tokenizer)")
-            self.query_one("#longest-tokens", Static).update("")
+            self.query_one("#longest-tokens", OptionList).clear_options()
             return
         summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
-        self.query_one("#longest-tokens", Static).update("")
+        self.query_one("#longest-tokens", OptionList).clear_options()
         self._specials = frozenset(token.encode("utf-8") for token in loaded.model.special_tokens)
         self._build(loaded)
 
@@ -202,7 +204,14 @@ class InspectorScreen(Screen):
             return
         self._rows, self._index = message.rows, message.index
         self.query_one("#inspector-summary", Static).update(summary_content(self._loaded, message.digest))
-        self.query_one("#longest-tokens", Static).update(longest_content(message.longest))
+        longest = self.query_one("#longest-tokens", OptionList)
+        longest.clear_options()
+        if message.longest:
+            longest.add_options(
+                Option(longest_entry(token_id, token), id=str(token_id)) for token_id, token in message.longest
+            )
+        else:
+            longest.add_option(Option(Content.styled("(empty vocabulary)", "dim"), disabled=True))
         table = self.query_one(VocabTable)
         table.set_rows(message.rows, self._specials)
         first_merge = next((position for position, row in enumerate(message.rows) if row.rank is not None), None)
@@ -235,6 +244,18 @@ class InspectorScreen(Screen):
         token = message.row.token
         self.query_one(MergeTreeView).show_node(self._index.tree(token), special=token in self._specials)
 
+    @on(OptionList.OptionSelected, "#longest-tokens")
+    def _longest_chosen(self, message: OptionList.OptionSelected) -> None:
+        """Enter (or a click) on one of the longest tokens: its merge tree, focused to be walked."""
+        if self._index is None or self._loaded is None or message.option.id is None:
+            return
+        token = self._loaded.model.vocab.get(int(message.option.id))
+        if token is None:
+            return
+        tree = self.query_one(MergeTreeView)
+        tree.show_node(self._index.tree(token), special=token in self._specials)
+        tree.focus()
+
     def _update_title(self) -> None:
         table = self.query_one(VocabTable)
         if table.visible_count == table.total_count:
@@ -258,11 +279,23 @@ class InspectorScreen(Screen):
     def _search_submitted(self) -> None:
         self.action_back_to_table()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search" and isinstance(self.focused, Input):
+            return None  # typing "/" in the field
+        return True
+
     def action_search(self) -> None:
-        self.query_one("#vocab-search", Input).focus()
+        # Focused now, not with focus(): keys typed right after "/" must reach the field (see Boundaries).
+        self.set_focus(self.query_one("#vocab-search", Input))
 
     def action_back_to_table(self) -> None:
         self.query_one(VocabTable).focus()
 
     def action_focus_tree(self) -> None:
         self.query_one(MergeTreeView).focus()
+
+    def action_focus_longest(self) -> None:
+        longest = self.query_one("#longest-tokens", OptionList)
+        if longest.highlighted is None and longest.option_count:
+            longest.highlighted = 0  # so Enter right away opens the longest token's tree
+        longest.focus()

@@ -18,9 +18,9 @@ class PathDialog(ModalScreen[Path | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, default: str, action: str, *, must_exist: bool = True) -> None:
+    def __init__(self, title: str | Content, default: str, action: str, *, must_exist: bool = True) -> None:
         """Args:
-        title: what is being asked ("Save the tokenizer as").
+        title: what is being asked ("Save the tokenizer as"); Content when it holds a name from data.
         default: the path filled in to start with.
         action: the label of the accept button ("Open", "Save").
         must_exist: the file must exist (opening); otherwise its folder must (saving).
@@ -33,7 +33,7 @@ class PathDialog(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="path-dialog"):
-            yield Label(self._title, id="path-title")
+            yield Label(self._title, id="path-title", markup=False)
             yield Input(value=self._default, id="path-input", select_on_focus=False)
             yield Static("", id="path-error")
             with Horizontal(id="path-buttons"):

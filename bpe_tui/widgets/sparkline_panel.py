@@ -46,6 +46,10 @@ class SparklinePanel(Vertical):
         self._counts.extend(math.log10(max(count, 1)) for count in counts)
         self.query_one("#counts", Sparkline).data = list(self._counts)
 
+    def show_unmeasured(self, reason: str) -> None:
+        """Replace "measuring…" when a run ends without a measurement: nothing more will come."""
+        self.query_one("#bpt", Static).update(Content.styled(reason, "dim"))
+
     def show_measure(self, measured: SamplesMeasured) -> None:
         """Show the latest bytes/token of each sample, with the change since the first measurement."""
         rows: list[Content | str] = [Content.styled(f"bytes/token after {measured.merges_done:,} merges", "dim")]

@@ -71,27 +71,37 @@ def build_rows(model: BPEModel, index: MergeIndex) -> list[VocabRow]:
 
 
 _HEX_QUERY = re.compile(r"[0-9a-fA-F]{2}(?: [0-9a-fA-F]{2})+")
+_HEX_BYTE = re.compile(r"[0-9a-fA-F]{2}")
 
 
 def filter_rows(rows: Sequence[VocabRow], query: str) -> list[int]:
     """Indices of the rows matching ``query``; every row for an empty query.
 
     A query matches a row whose decoded text contains it (ignoring case), whose id it is (digits), or,
-    for two or more spaced hex pairs such as ``e3 81``, whose bytes contain those bytes.
+    for two or more spaced hex pairs such as ``e3 81``, whose bytes contain those bytes. A single hex
+    pair such as ``0a`` also finds the token of that one byte; only that one, since tokens merely holding
+    the byte would swamp the text matches of queries like ``de`` (byte ``de`` is in many Japanese tokens).
 
     >>> rows = [VocabRow(0, b"The", "The", None, "", None, "the"), VocabRow(1, b"\\xe3\\x81", "", 0, "", 9, "")]
     >>> filter_rows(rows, "th"), filter_rows(rows, "1"), filter_rows(rows, "E3 81"), filter_rows(rows, "")
     ([0], [1], [1], [0, 1])
+    >>> rows.append(VocabRow(10, b"\\n", "↵", None, "", None, "\\n"))
+    >>> filter_rows(rows, "0a"), filter_rows(rows, "0A")
+    ([2], [2])
     """
     if not query:
         return list(range(len(rows)))
     needle = query.casefold()
     wanted_id = int(query) if query.isdigit() else None
     wanted_bytes = bytes.fromhex(query) if _HEX_QUERY.fullmatch(query) else None
+    wanted_byte = bytes.fromhex(query) if _HEX_BYTE.fullmatch(query) else None
     return [
         position
         for position, row in enumerate(rows)
-        if needle in row.key or row.id == wanted_id or (wanted_bytes is not None and wanted_bytes in row.token)
+        if needle in row.key
+        or row.id == wanted_id
+        or (wanted_bytes is not None and wanted_bytes in row.token)
+        or row.token == wanted_byte
     ]
 
 
@@ -104,7 +114,33 @@ COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("parents", 24, False),
     ("bytes", 30, False),
 )
-"""(title, width in cells, right-aligned). Most telling first, so an 80-column terminal shows them."""
+"""(title, least width in cells, right-aligned). Most telling first, so an 80-column terminal shows them.
+Text columns are cut to their width with an ellipsis; number columns widen to fit (:func:`column_widths`)."""
+
+
+def column_widths(rows: Sequence[VocabRow]) -> tuple[int, ...]:
+    """Each column's width for ``rows``: a number is never cut, so number columns widen to the widest one.
+
+    Counts from a large corpus run to ten digits and more (``4,993,210`` was drawn ``4,993,2…``).
+
+    >>> column_widths([VocabRow(7, b"a", "a", 3, "", 4_993_210, "a")])[4]
+    9
+    >>> column_widths([]) == tuple(width for _, width, _ in COLUMNS)
+    True
+    """
+    widest = {
+        "id": max((row.id for row in rows), default=0),
+        "len": max((len(row.token) for row in rows), default=0),
+        "rank": max((row.rank or 0 for row in rows), default=0),
+    }
+    widths = []
+    for title, width, _ in COLUMNS:
+        if title == "count":
+            width = max(width, len(f"{max((row.count or 0 for row in rows), default=0):,}"))
+        elif title in widest:
+            width = max(width, len(str(widest[title])))
+        widths.append(width)
+    return tuple(widths)
 
 _GAP = 1
 
@@ -185,7 +221,8 @@ class VocabTable(ScrollView, can_focus=True):
         self._rows: list[VocabRow] = []
         self._visible: list[int] = []
         self._specials: frozenset[bytes] = frozenset()
-        self._width = sum(width for _, width, _ in COLUMNS) + _GAP * (len(COLUMNS) - 1) + 1
+        self._widths = column_widths([])
+        self._width = sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
 
     @property
     def visible_count(self) -> int:
@@ -205,6 +242,8 @@ class VocabTable(ScrollView, can_focus=True):
         """Show a new vocabulary, unfiltered."""
         self._rows = rows
         self._specials = specials
+        self._widths = column_widths(rows)
+        self._width = sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
         self.set_visible(list(range(len(rows))))
 
     def set_visible(self, visible: list[int]) -> None:
@@ -283,6 +322,8 @@ class VocabTable(ScrollView, can_focus=True):
         return self._strip(_cells(row), style, scroll_x, width)
 
     def _strip(self, cells: tuple[str, ...], style: RichStyle, scroll_x: int, width: int) -> Strip:
-        text = (" " * _GAP).join(_fit(cell, w, right) for cell, (_, w, right) in zip(cells, COLUMNS))
+        text = (" " * _GAP).join(
+            _fit(cell, width, right) for cell, width, (_, _, right) in zip(cells, self._widths, COLUMNS)
+        )
         strip = Strip([Segment(" " + text, style)])
         return strip.crop_extend(scroll_x, scroll_x + width, style)

@@ -31,7 +31,7 @@ async def finished_run(pilot: Pilot) -> None:
     await ready(pilot)
     app = pilot.app
     assert isinstance(app, BpeTuiApp)
-    app.start_training(RECORDED_SPEC, offer_save=False)
+    app.start_training(RECORDED_SPEC)
     await ready(pilot)
 
 

@@ -1,11 +1,13 @@
 """Builds the real app for tests: pinned theme, frozen clock and RSS probe, a fixed tree root, no blinking.
 
 Pilot tests and snapshot tests both use ``make_app``; a recorded training run (``recorded_run``) stands in
-for the training process wherever the test is about what the UI shows rather than about the process.
+for the training process wherever the test is about what the UI shows rather than about the process, played
+back at once (``replay_factory``) or held part-way until the test releases or stops it (``HeldSource``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -19,7 +21,7 @@ from bpe_tui.app import BpeTuiApp
 from bpe_tui.services import Services
 from bpe_tui.session import Session
 from bpe_tui.training_process import ReplaySource, SourceEvent, TrainingSpec, measure
-from core.train.events import TrainingFinished
+from core.train.events import MergeMade, TrainingFinished
 from core.train.run import TrainingRun
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -70,6 +72,67 @@ def replay_factory(events: Sequence[SourceEvent]) -> Callable[[TrainingSpec], Re
 
     factory.specs = []  # type: ignore[attr-defined]
     return factory
+
+
+class HeldSource:
+    """A training source that sends ``first`` at once, then ``rest`` only when ``release`` is set.
+
+    Until then it reports nothing new, like a process busy merging; ``cancel`` ends it at once, as
+    cancelling the real process does (events it had not sent are lost).
+    """
+
+    def __init__(self, first: Sequence[SourceEvent], rest: Sequence[SourceEvent] = ()) -> None:
+        self.first = list(first)
+        self.rest = list(rest)
+        self.release = threading.Event()
+        self.cancelled = threading.Event()
+        self._sent_first = self._sent_rest = False
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    def start(self) -> None:
+        pass
+
+    def poll(self, timeout: float) -> list[SourceEvent] | None:
+        if self.cancelled.is_set():
+            return None
+        if not self._sent_first:
+            self._sent_first = True
+            return self.first
+        if self.release.wait(min(timeout, 0.02)):
+            if self._sent_rest:
+                return None
+            self._sent_rest = True
+            return self.rest
+        return []
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+def held_factory(source: HeldSource):
+    """A factory giving ``source`` to the first run; later runs get a fresh copy of it (same events)."""
+    made: list[HeldSource] = []
+
+    def factory(spec: TrainingSpec) -> HeldSource:
+        made.append(source if not made else HeldSource(source.first, source.rest))
+        return made[-1]
+
+    return factory
+
+
+def split_after_merges(count: int) -> tuple[list[SourceEvent], list[SourceEvent]]:
+    """The recorded run cut just after its ``count``-th merge."""
+    events = list(recorded_run())
+    seen = 0
+    for index, event in enumerate(events):
+        if isinstance(event, MergeMade):
+            seen += 1
+            if seen == count:
+                return events[: index + 1], events[index + 1 :]
+    raise AssertionError(f"the recorded run has fewer than {count} merges")
 
 
 def make_services(**overrides: object) -> Services:

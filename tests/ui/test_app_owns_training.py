@@ -97,7 +97,10 @@ async def test_ctrl_t_asks_the_app_which_starts_the_run_without_the_dashboard(
         assert not [m for m in dashboard_mail if isinstance(m, TrainingRunner.RunMessage)]
         dashboard = dashboards[0]
         assert phase_shown(dashboard) == "done" and dashboard.query_one(MergeTable).row_count > 0
-        # The finished run asks where to save; declining, then ctrl+s on the dashboard asks the app again.
+        # The finished run opens no dialog; ctrl+s on the dashboard asks the app, which asks where to save.
+        assert app.screen is dashboard
+        await pilot.press("ctrl+s")
+        await pilot.pause()
         assert isinstance(app.screen, PathDialog)
         await pilot.press("escape")
         await pilot.pause()

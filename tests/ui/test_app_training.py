@@ -76,7 +76,11 @@ async def test_train_on_a_sample_then_save(tmp_path: Path) -> None:
         assert model.vocab_size == 320 and len(model.merges) == 320 - 257
         loaded = app.session.active_tokenizer()
         assert loaded is not None and loaded.model is model and loaded.source is None
-        # Finishing asks where to save, offering <corpus stem>-<vocab>.json in the working directory.
+        # Finishing opens nothing; ctrl+s asks where to save, offering <corpus stem>-<vocab>.json in the
+        # working directory.
+        await pilot.pause()
+        assert isinstance(app.screen, DashboardScreen)
+        await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, PathDialog)
         assert app.screen.query_one(Input).value == str(tmp_path / "english-320.json")
@@ -125,7 +129,13 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
         assert not app.training.running and stopped[0].spec.corpus_path == corpus
         assert app.runner.pid is None  # an ended run is never signalled again
         assert set(tmp_path.iterdir()) == before  # nothing saved, nothing partial
-        assert app.session.tokenizers == []
+        # The merges received so far are kept as a tokenizer ctrl+s would save, without becoming active.
+        merges_done = stopped[0].merges_done
+        assert merges_done == len(app.training.merges)
+        assert len(app.session.tokenizers) == (1 if merges_done else 0) and app.session.active is None
+        if merges_done:
+            assert app.training.trained is not None
+            assert app.training.trained.loaded.model.merges == [(m.left, m.right) for m in app.training.merges]
         # "Run again" is offered once the run has stopped, and starts a fresh run.
         seen.clear()
         await pilot.press("r")
