@@ -16,6 +16,7 @@ from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.services import Services
+from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_runner import TrainingRunner
 from core.formats import load_tokenizer
 from tests.ui.app_harness import SAMPLES, SIZE, FrozenProbe, make_app, make_session, settle
@@ -36,6 +37,15 @@ async def wait_for(pilot: Pilot, seen: list[Message], kind: type, timeout: float
             return found
         await pilot.pause(0.05)
     raise AssertionError(f"no {kind.__name__} within {timeout} s")
+
+
+async def wait_for_state(pilot: Pilot, condition, what: str, timeout: float = 60.0) -> None:
+    """Pump the app until ``condition()`` holds (it reads state the app's handlers set)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}")
+        await pilot.pause(0.05)
 
 
 def errors(seen: list[Message]) -> list[str]:
@@ -111,10 +121,16 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
     corpus = big_corpus(tmp_path / "big.txt", 2)
     before = set(tmp_path.iterdir())
     seen: list[Message] = []
-    app = corpus_app(corpus, tmp_path)
+    # A tokenizer is already showing, so that the stopped run's must join without replacing it.
+    session = make_session(corpus)
+    shown = LoadedTokenizer.from_model(load_tokenizer(SAMPLES / "gpt2" / "vocab.json"), source=SAMPLES / "gpt2" / "vocab.json")
+    session.add_tokenizer(shown)
+    app = make_app(session=session, services=real_services(tmp_path))
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await train(pilot, 30000, workers=2)
-        await wait_for(pilot, seen, TrainingRunner.Progressed)
+        # Stop once merges have arrived, so the run always has some to keep (stopping during reading is
+        # the dashboard tests' case).
+        await wait_for_state(pilot, lambda: bool(app.training.merges), "the first merges")
         ended = [m for m in seen if isinstance(m, TrainingRunner.Ended)]
         assert isinstance(app.screen, DashboardScreen) and app.training.running, ended
         pid = app.runner.pid
@@ -131,11 +147,10 @@ async def test_cancel_mid_run_kills_the_process_and_writes_nothing(tmp_path: Pat
         assert set(tmp_path.iterdir()) == before  # nothing saved, nothing partial
         # The merges received so far are kept as a tokenizer ctrl+s would save, without becoming active.
         merges_done = stopped[0].merges_done
-        assert merges_done == len(app.training.merges)
-        assert len(app.session.tokenizers) == (1 if merges_done else 0) and app.session.active is None
-        if merges_done:
-            assert app.training.trained is not None
-            assert app.training.trained.loaded.model.merges == [(m.left, m.right) for m in app.training.merges]
+        assert merges_done == len(app.training.merges) > 0
+        assert len(app.session.tokenizers) == 2 and app.session.active_tokenizer() is shown
+        assert app.training.trained is not None and app.training.trained.session_index == 1
+        assert app.training.trained.loaded.model.merges == [(m.left, m.right) for m in app.training.merges]
         # "Run again" is offered once the run has stopped, and starts a fresh run.
         seen.clear()
         await pilot.press("r")
