@@ -7,7 +7,7 @@ being listed here.
 
 from __future__ import annotations
 
-from bpe_tui.lenses import fragments, pairs, replay, slider, vocab
+from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, vocab
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
@@ -17,6 +17,7 @@ LENSES: tuple[LensSpec, ...] = (
     pairs.LENS,
     vocab.LENS,
     replay.LENS,
+    longest_match.LENS,
 )
 
 

@@ -109,3 +109,12 @@ def test_pairs_corpus_errors_are_one_line(capsys: pytest.CaptureFixture[str], tm
     bad.write_bytes(b"caf\xe9 3\n")
     assert_one_line_error(lens(capsys, "pairs", "--corpus", bad), "not valid UTF-8")
     assert_one_line_error(lens(capsys, "pairs", "--passes", "0"), "--passes 0 is outside 1..200")
+
+
+def test_longest_match_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "longest-match", "--text", "strawberry", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["replay"] == tiktoken_gpt2().encode("strawberry")
+    assert data["same"] is False and data["longest_match"] != data["replay"]
+    assert tiktoken_gpt2().decode(data["longest_match"]) == "strawberry"
