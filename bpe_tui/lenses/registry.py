@@ -7,7 +7,7 @@ being listed here.
 
 from __future__ import annotations
 
-from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, vocab
+from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, vocab, wordpiece
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
@@ -18,6 +18,7 @@ LENSES: tuple[LensSpec, ...] = (
     vocab.LENS,
     replay.LENS,
     longest_match.LENS,
+    wordpiece.LENS,
 )
 
 

@@ -118,3 +118,12 @@ def test_longest_match_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["replay"] == tiktoken_gpt2().encode("strawberry")
     assert data["same"] is False and data["longest_match"] != data["replay"]
     assert tiktoken_gpt2().decode(data["longest_match"]) == "strawberry"
+
+
+def test_wordpiece_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    corpus = tmp_path / "toy_counts.txt"
+    corpus.write_text("hug 10\npug 5\npun 12\nbun 4\nhugs 5\n", encoding="utf-8")
+    code, out, _ = lens(capsys, "wordpiece", "--corpus", corpus, "--merges", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["bpe"], data["wordpiece"], data["shared"]) == ([["u", "g"], ["u", "n"]], [["g", "s"], ["u", "n"]], 1)

@@ -41,3 +41,7 @@ def test_longest_match(snap_compare) -> None:
     # Typed text where the trained tokenizer's greedy match and merge replay part ways.
     keys = ["down"] * 5 + ["slash", "ctrl+u", *"lowest newest widest", "enter"]
     assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*keys))
+
+
+def test_wordpiece(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*["down"] * 6))
