@@ -7,7 +7,7 @@ being listed here.
 
 from __future__ import annotations
 
-from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, vocab, wordpiece
+from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, unigram, vocab, wordpiece
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
@@ -19,6 +19,7 @@ LENSES: tuple[LensSpec, ...] = (
     replay.LENS,
     longest_match.LENS,
     wordpiece.LENS,
+    unigram.LENS,
 )
 
 

@@ -127,3 +127,15 @@ def test_wordpiece_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert code == 0
     data = json.loads(out)
     assert (data["bpe"], data["wordpiece"], data["shared"]) == ([["u", "g"], ["u", "n"]], [["g", "s"], ["u", "n"]], 1)
+
+
+def test_unigram_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "unigram", "--word", " tokenization", "--top", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["word"] == " tokenization" and isinstance(data["count"], int) and data["count"] > 3
+    assert len(data["segmentations"]) == 3
+    logprobs = [s["logprob"] for s in data["segmentations"]]
+    assert logprobs == sorted(logprobs, reverse=True)
+    assert all("".join(s["tokens"]) == " tokenization" for s in data["segmentations"])
+    assert data["bpe"]["tokens"] == [tiktoken_gpt2().decode([i]) for i in tiktoken_gpt2().encode(" tokenization")]

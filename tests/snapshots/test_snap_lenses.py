@@ -45,3 +45,7 @@ def test_longest_match(snap_compare) -> None:
 
 def test_wordpiece(snap_compare) -> None:
     assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*["down"] * 6))
+
+
+def test_unigram(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*["down"] * 7))
