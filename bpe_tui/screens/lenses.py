@@ -59,7 +59,7 @@ class LensesScreen(Screen):
     DEFAULT_CSS = """
     LensesScreen {
         #lenses-body { height: 1fr; }
-        #lens-list { width: 26; height: 1fr; border: round $primary-muted; }
+        #lens-list { width: 24; height: 1fr; border: round $primary-muted; }
         #lens-list:focus { border: round $primary; }
         #lens-side { width: 1fr; border: round $primary-muted; }
         #lens-about { height: auto; padding: 0 1; }
