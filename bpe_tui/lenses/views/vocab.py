@@ -10,7 +10,7 @@ from textual.content import Content
 from bpe_tui.lenses.views.base import LensView, dim, heading
 from core.analysis.lenses.vocab import VocabResult
 
-BAR = 36
+BAR = 26
 """Width of the longest bar, in cells."""
 
 BLOCKS = "▁▂▃▄▅▆▇█"

@@ -30,10 +30,10 @@ class WordpieceView(LensView):
                      for m in result.bpe] + [14])
         lines = [
             Content.assemble(heading(f"{result.shared} of {len(result.bpe)}"), " pairs merged by both",
-                             dim("  (highlighted; ties go to the greater pair)")),
+                             dim(" (highlighted)")),
+            dim("BPE scores count(ab), WordPiece count(ab)/(count(a)·count(b)); ties go to the greater pair"),
             Content(""),
-            Content.assemble(dim(f"{'':>4} "), (f"{'BPE  count(ab)':<{width}}", "bold"), "   ",
-                             ("WordPiece  count(ab)/(count(a)·count(b))", "bold")),
+            Content.assemble(dim(f"{'':>4} "), (f"{'BPE':<{width}}", "bold"), "   ", ("WordPiece", "bold")),
         ]
         for rank in range(max(len(result.bpe), len(result.wordpiece))):
             bpe = result.bpe[rank] if rank < len(result.bpe) else None
