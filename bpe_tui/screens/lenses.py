@@ -110,7 +110,7 @@ class LensesScreen(Screen):
         """Per lens, which of its sliders and toggles the keys move."""
         self._request = 0
         self.last_result: Any = None
-        """The latest result shown (for tests and for the footer's counts)."""
+        """The latest result shown, ``None`` while there is none (what tests check the pane by)."""
 
     def compose(self) -> ComposeResult:
         yield Header()

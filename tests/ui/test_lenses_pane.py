@@ -3,9 +3,12 @@ and it follows the session's active tokenizer."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.widgets import Input, OptionList
 
 from bpe_tui.lenses.registry import LENSES
+from bpe_tui.lenses.spec import LensOption, LensSpec
 from bpe_tui.screens.lenses import LensesScreen
 from core.analysis.lenses.fragments import FragmentsResult
 from core.analysis.lenses.slider import SliderResult
@@ -125,3 +128,63 @@ async def test_without_a_tokenizer_the_pane_says_so() -> None:
         assert app.screen.last_result is None
         body = app.screen.query_one("#lens-body")
         assert "No tokenizer yet" in str(body.render())
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What the two-slider test lens computes: its settings, as given."""
+
+    width: int
+    height: int
+    tall: bool
+
+    def to_json(self) -> dict[str, int | bool]:
+        return {"width": self.width, "height": self.height, "tall": self.tall}
+
+
+def _base_view() -> type:
+    from bpe_tui.lenses.views.base import LensView
+
+    return LensView
+
+
+TWO_SLIDERS = LensSpec(
+    name="two-sliders",
+    title="Two sliders",
+    description="A lens with two sliders and a toggle, for the keys that choose among them",
+    options=(
+        LensOption("width", "width", "int", default=5, minimum=0, maximum=10),
+        LensOption("height", "height", "int", default=lambda context: len(context.model.merges), minimum=0,
+                   maximum=lambda context: len(context.model.merges)),
+        LensOption("tall", "tall", "bool", default=False),
+    ),
+    compute=lambda context, options: Sizes(options["width"], options["height"], options["tall"]),
+    render_text=lambda result: f"{result.width} x {result.height}{' tall' if result.tall else ''}",
+    view=_base_view,
+)
+
+
+async def test_brackets_choose_which_slider_the_arrows_move(monkeypatch) -> None:
+    monkeypatch.setattr("bpe_tui.screens.lenses.LENSES", (TWO_SLIDERS,))
+    loaded = english_500()
+    merges = len(loaded.model.merges)
+    app = make_app(session=session_with(loaded), start_mode="lenses")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        assert screen.last_result == Sizes(5, merges, False)
+        await pilot.press("right")
+        await ready(pilot)
+        assert screen.last_result == Sizes(6, merges, False)
+        await pilot.press("right_square_bracket", "left", "left")
+        await ready(pilot)
+        assert screen.last_result == Sizes(6, merges - 2, False)
+        # On the toggle, ←/→ still move the first slider; space flips the toggle.
+        await pilot.press("right_square_bracket", "left", "space")
+        await ready(pilot)
+        assert screen.last_result == Sizes(5, merges - 2, True)
+        # From the toggle (third) back four: second, first, round to the toggle, second.
+        await pilot.press(*["left_square_bracket"] * 4, "right")
+        await ready(pilot)
+        assert screen.last_result == Sizes(5, merges - 1, True)
+        assert "5 x" in str(screen.query_one("#lens-body").render())
