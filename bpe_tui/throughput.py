@@ -50,7 +50,7 @@ def parse_size(text: str) -> CorpusSize:
     size = round(float(match[1]) * _UNITS[unit])
     if size <= 0:
         raise ValueError(f"{text!r:.40} is no size at all; give a size above 0, like 825GB")
-    shown_unit = {"": "B", "b": "B"}.get(unit, unit[0].upper() + unit[1:-1] + "B")
+    shown_unit = unit[0].upper() + unit[1:-1] + "B" if len(unit) > 1 else "B"
     return CorpusSize(f"{float(match[1]):g} {shown_unit}", size)
 
 

@@ -454,7 +454,8 @@ class AtomicGroup:
 
     def _discard(self) -> None:
         for _, temp, handle in self._files:
-            with contextlib.suppress(OSError):
+            # Closing flushes what is buffered, which fails again on a full disk (as an OutputError).
+            with contextlib.suppress(OSError, OutputError):
                 handle.close()
             temp.unlink(missing_ok=True)
 
