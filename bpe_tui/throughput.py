@@ -19,9 +19,6 @@ _UNITS = {
 }
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*")
 
-PILE = "825GB"
-"""The Pile, CS336's reference corpus for the question."""
-
 
 @dataclass(frozen=True, slots=True)
 class CorpusSize:
@@ -73,3 +70,37 @@ def estimate_line(bytes_per_second: float, size: CorpusSize) -> str:
     """
     return f"{size.text} would take {format_long_duration(size.bytes / bytes_per_second)} at " \
            f"{format_rate(bytes_per_second, 'B')}"
+
+
+PILE_SIZE = CorpusSize("825 GB", 825 * 10**9)
+"""The dashboard's reference corpus: the Pile, the one CS336 asks about."""
+
+
+def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds: float) -> float | None:
+    """Bytes per second of a training run's reading phase, once it means something: after
+    ``settle_seconds``, or at the end of a shorter phase (its whole rate); None before.
+
+    >>> reading_rate(4 << 20, 100 << 20, 2.0, settle_seconds=1.0), reading_rate(10, 100, 0.1, settle_seconds=1.0)
+    (2097152.0, None)
+    >>> reading_rate(100, 100, 0.5, settle_seconds=1.0)
+    200.0
+    """
+    if done <= 0 or phase_elapsed <= 0 or (phase_elapsed < settle_seconds and done < total):
+        return None
+    return done / phase_elapsed
+
+
+def training_estimate_line(bytes_per_second: float | None) -> str:
+    """The dashboard's one-line estimate: reading and counting (the part of training that grows with the
+    corpus) of the Pile at a run's reading rate. Merging depends on the vocab size and the number of
+    distinct pre-tokens, not on the bytes, so it is left out, and the line says so.
+
+    >>> training_estimate_line(None)
+    'the Pile (825 GB): time to read it once a run has a reading rate'
+    >>> training_estimate_line(10 * 2**20)
+    'the Pile (825 GB): 21h 51m to read at 10.0 MiB/s (merging aside)'
+    """
+    if bytes_per_second is None:
+        return f"the Pile ({PILE_SIZE.text}): time to read it once a run has a reading rate"
+    return (f"the Pile ({PILE_SIZE.text}): {format_long_duration(PILE_SIZE.bytes / bytes_per_second)} to read "
+            f"at {format_rate(bytes_per_second, 'B')} (merging aside)")
