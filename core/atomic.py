@@ -275,6 +275,18 @@ def _check_directory(target: Path) -> Path:
     return directory
 
 
+def _new_temporary(target: Path) -> tuple[Path, int, Path]:
+    """Check where ``target`` goes, clear dead processes' temporaries there, and make this one's: (its
+    folder, an open descriptor, its path)."""
+    directory = _check_directory(target)
+    remove_stale_temporaries(target)
+    try:
+        fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+    return directory, fd, Path(temp_name)
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Open a binary temporary file that replaces ``path`` when the ``with`` block ends without error.
@@ -295,13 +307,7 @@ def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     b'abc'
     """
     target = Path(path)
-    directory = _check_directory(target)
-    remove_stale_temporaries(target)
-    try:
-        fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
-    temp = Path(temp_name)
+    directory, fd, temp = _new_temporary(target)
     try:
         with _OutputFile(_raw_file(fd, "r+"), target) as handle:
             yield handle
@@ -412,19 +418,14 @@ class AtomicGroup:
             OutputError: the directory is missing or not writable, or ``path`` is a directory.
         """
         target = Path(path)
-        directory = _check_directory(target)
-        remove_stale_temporaries(target)
-        try:
-            fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
-        except OSError as error:
-            raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+        _, fd, temp = _new_temporary(target)
         try:
             handle = _OutputFile(_raw_file(fd, "r+"), target)
         except BaseException:
             os.close(fd)
-            os.unlink(temp_name)
+            temp.unlink()
             raise
-        self._files.append((target, Path(temp_name), handle))
+        self._files.append((target, temp, handle))
         return handle
 
     def _save(self) -> None:
