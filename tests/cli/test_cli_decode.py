@@ -137,3 +137,29 @@ def test_an_edited_or_garbage_sidecar_is_a_warning_not_a_traceback(tmp_path: Pat
     result = run_cli("decode", tokenizer_file(tmp_path), ids, cwd=tmp_path)
     assert result.returncode == 0 and result.stderr.count("\n") == 1 and "is not JSON" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_character_split_between_two_blocks_decodes_whole(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # Ids 0-255 are the bytes themselves in a trained tokenizer; blocks are written 65,536 tokens at a time,
+    # so "あ" (e3 81 82) starts in the first block and ends in the second.
+    ids = [ord("a")] * 65_535 + list("あ".encode("utf-8"))
+    source = tmp_path / "ids.txt"
+    source.write_text(" ".join(map(str, ids)), encoding="utf-8")
+    code, out, _ = run_main(capsysbinary, tokenizer_file(tmp_path), source)
+    assert code == 0 and out.decode("utf-8") == "a" * 65_535 + "あ"
+
+
+def test_on_a_terminal_control_characters_are_escaped_and_raw_bytes_refused(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    source = tmp_path / "ids.txt"
+    source.write_text(" ".join(str(b) for b in b"\x1b[2Jok\n\tnext"), encoding="utf-8")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = run_main(capsysbinary, tokenizer_file(tmp_path), source)
+    assert code == 0 and b"\x1b" not in out and out.endswith(b"ok\n\tnext") and out.startswith(b"\\x1b")
+    code, out, err = run_main(capsysbinary, tokenizer_file(tmp_path), source, "--bytes")
+    assert code == 2 and out == b"" and "--bytes writes raw bytes, which a terminal cannot show" in err

@@ -55,3 +55,15 @@ def test_a_bad_estimate_is_refused_before_any_work(tmp_path: Path) -> None:
     result = run_cli("export", "corpus.txt", "tok.json", "-o", tmp_path / "ids.npy", "--estimate", "lots",
                      cwd=tmp_path)
     assert_one_line_error(result, "--estimate", "'lots' is not a size", "825GB")
+
+
+def test_an_existing_sidecar_is_replaced_only_with_force(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    (tmp_path / "ids.npy.json").write_text("{}", encoding="utf-8")  # left from elsewhere, without its array
+    tok = tokenizer_file(tmp_path)
+    result = run_cli("export", corpus, tok, "-o", tmp_path / "ids.npy", cwd=tmp_path)
+    assert_one_line_error(result, "-o's sidecar", "ids.npy.json already exists; add --force to overwrite it")
+    assert not (tmp_path / "ids.npy").exists() and (tmp_path / "ids.npy.json").read_text() == "{}"
+    result = run_cli("export", corpus, tok, "-o", tmp_path / "ids.npy", "--force", cwd=tmp_path)
+    assert result.returncode == 0 and '"format": "bpe-tui ids sidecar 1"' in (tmp_path / "ids.npy.json").read_text()
