@@ -104,15 +104,13 @@ def _check_array(ids: NpyIds, side: IdsSidecar, shown_ids: str, shown_side: str)
 def _check_corpus(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Path, shown_ids: str,
                   shown_side: str) -> None:
     shown = shown_path(corpus)
-    table: list[bytes | None] = [None] * (max(model.vocab, default=-1) + 1)
-    for token_id, token in model.vocab.items():
-        table[token_id] = token
+    token_of = model.vocab.__getitem__  # every id is known to be in the vocabulary by now
     sha = hashlib.sha256()
     offset = 0
     try:
         with open(corpus, "rb") as handle:
             for block in ids.blocks():
-                data = b"".join(table[token_id] for token_id in block)  # type: ignore[misc]
+                data = b"".join(map(token_of, block))
                 text = handle.read(len(data))
                 sha.update(text)
                 if text != data:

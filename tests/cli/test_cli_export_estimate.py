@@ -1,4 +1,5 @@
-"""``export --estimate SIZE``: sizes read as people write them, the estimate at the measured rate, bad sizes refused."""
+"""``export --estimate SIZE``: sizes read as people write them, the estimate at the measured rate, bad sizes
+refused; and the sidecar export writes follows the rules of every output (--force to replace one)."""
 
 from __future__ import annotations
 
