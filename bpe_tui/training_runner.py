@@ -26,6 +26,7 @@ from core.train.events import MergeMade, PhaseProgress, TrainingFinished
 from core.train.memory import RSSProbe
 
 from bpe_tui.services import ProbeFactory, SourceFactory
+from bpe_tui.throughput import reading_rate
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_process import (
     MEASURE_MAX_CHARS,
@@ -37,6 +38,10 @@ from bpe_tui.training_process import (
     TrainingSpec,
     measure,
 )
+
+READ_RATE_AFTER_SECONDS = 1.0
+"""How long reading runs before its rate so far is reported: the first moments (starting the reading
+processes) say little about the rate, as with the dashboard's ETA."""
 
 
 def trained_name(spec: TrainingSpec, model: BPEModel) -> str:
@@ -150,6 +155,10 @@ class TrainingRunner:
         phase_elapsed: float
         rss: int
         peak_rss: int
+        read_rate: float | None = None
+        """Bytes per second of the reading phase: its whole rate once it is over, the rate so far while it
+        goes on (after a second), None before. Kept here because a short reading phase may end between
+        two posts, and a dashboard that saw none of them still shows the estimate it feeds."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, TrainingRunner.Progressed) and message.run == self.run
@@ -264,6 +273,7 @@ class TrainingRunner:
         outcome: TrainingRunner.Ended | None = None
         dirty = True
         rss = 0
+        read_rate: float | None = None  # the reading phase's, once it is over
 
         def flush() -> Iterator[TrainingRunner.RunMessage]:
             nonlocal pending, dirty, rss
@@ -273,8 +283,12 @@ class TrainingRunner:
             now = clock()
             # A process that has just exited reads as 0: keep showing its last size instead.
             rss = probe.sample() or rss
+            rate_now = read_rate
+            if phase == "reading":
+                rate_now = reading_rate(done, total, now - phase_started, settle_seconds=READ_RATE_AFTER_SECONDS)
             yield self.Progressed(
-                number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak
+                number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak,
+                rate_now,
             )
             dirty = False
 
@@ -293,7 +307,10 @@ class TrainingRunner:
                     done += 1
                 elif isinstance(event, PhaseProgress):
                     if event.phase != phase:
-                        phase, phase_started = event.phase, clock()
+                        now = clock()
+                        if phase == "reading":
+                            read_rate = reading_rate(total, total, now - phase_started, settle_seconds=0.0)
+                        phase, phase_started = event.phase, now
                     done, total = event.done, event.total
                 elif isinstance(event, SamplesMeasured):
                     yield self.SamplesMeasured(number, event)

@@ -275,6 +275,18 @@ def _check_directory(target: Path) -> Path:
     return directory
 
 
+def _new_temporary(target: Path) -> tuple[Path, int, Path]:
+    """Check where ``target`` goes, clear dead processes' temporaries there, and make this one's: (its
+    folder, an open descriptor, its path)."""
+    directory = _check_directory(target)
+    remove_stale_temporaries(target)
+    try:
+        fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+    return directory, fd, Path(temp_name)
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Open a binary temporary file that replaces ``path`` when the ``with`` block ends without error.
@@ -295,13 +307,7 @@ def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     b'abc'
     """
     target = Path(path)
-    directory = _check_directory(target)
-    remove_stale_temporaries(target)
-    try:
-        fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
-    temp = Path(temp_name)
+    directory, fd, temp = _new_temporary(target)
     try:
         with _OutputFile(_raw_file(fd, "r+"), target) as handle:
             yield handle
@@ -397,3 +403,89 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
     'héllo\\n'
     """
     return atomic_write_bytes(path, text.encode(encoding))
+
+
+class AtomicGroup:
+    """Files that are saved together or not at all (see :func:`atomic_group`)."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[Path, Path, _OutputFile]] = []  # (target, temporary, handle)
+
+    def open(self, path: str | os.PathLike[str]) -> BinaryIO:
+        """A binary temporary file that becomes ``path`` when the group is saved; checked and made now.
+
+        Raises:
+            OutputError: the directory is missing or not writable, or ``path`` is a directory.
+        """
+        target = Path(path)
+        _, fd, temp = _new_temporary(target)
+        try:
+            handle = _OutputFile(_raw_file(fd, "r+"), target)
+        except BaseException:
+            os.close(fd)
+            temp.unlink()
+            raise
+        self._files.append((target, temp, handle))
+        return handle
+
+    def _save(self) -> None:
+        for _, temp, handle in self._files:
+            handle.sync()
+            handle.close()
+            try:
+                os.chmod(temp, 0o666 & ~_UMASK)
+            except OSError as error:
+                raise OutputError(f"cannot write {shown_path(handle.target)}: {describe_write_error(error)}") from None
+        try:
+            for target, temp, _ in self._files:
+                try:
+                    _commit(temp, target)
+                except OSError as error:
+                    raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+        except BaseException:
+            # Told by the temporaries, not by counting: Ctrl-C can come just after a rename, before any count.
+            if any(not os.path.lexists(temp) for _, temp, _ in self._files):
+                # Some are new, the others still old: none of them belongs with the rest any more.
+                for target, _, _ in self._files:
+                    with contextlib.suppress(OSError):
+                        target.unlink()
+            raise
+        for directory in {target.parent for target, _, _ in self._files}:
+            _fsync_directory(directory)
+
+    def _discard(self) -> None:
+        for _, temp, handle in self._files:
+            # Closing flushes what is buffered, which fails again on a full disk (as an OutputError).
+            with contextlib.suppress(OSError, OutputError):
+                handle.close()
+            temp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_group() -> Iterator[AtomicGroup]:
+    """Several files saved together: when the block ends without error, all of them are renamed into place;
+    otherwise none is.
+
+    Open each file with :meth:`AtomicGroup.open` (as with :func:`atomic_open`, do not close it). On an
+    error or Ctrl-C in the block, or while syncing, every temporary is removed and the targets are left as
+    they were. The renames come one after another, in the order the files were opened; an error or Ctrl-C
+    between two of them removes every target of the group (the new ones, and the old ones that the rest
+    would have replaced), so that no new file is left beside an old one it does not belong with.
+
+    Raises:
+        OutputError: a file cannot be written (one line, names the file).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_group() as group:
+    ...     _ = group.open(folder / "a.bin").write(b"a")
+    ...     _ = group.open(folder / "a.bin.json").write(b"{}")
+    >>> sorted(p.name for p in folder.iterdir())
+    ['a.bin', 'a.bin.json']
+    """
+    group = AtomicGroup()
+    try:
+        yield group
+        group._save()
+    finally:
+        group._discard()

@@ -1,8 +1,9 @@
-"""Headless subcommands (train, encode, inspect, convert, export, lens): one module each, sharing this dispatcher.
+"""Headless subcommands (train, encode, decode, inspect, convert, export, verify, lens): one module each, sharing this dispatcher.
 
 Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and exit status 2: a bad
 argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,
-as a last resort, an OSError on some path. Ctrl-C ends in one line and exit status 130, saying what was
+as a last resort, an OSError on some path (``verify`` alone says "no" with status 1: the files were
+read, and do not belong together). Ctrl-C ends in one line and exit status 130, saying what was
 written (:mod:`bpe_tui.cli.outputs`). Every line is escaped before it is printed: messages quote paths
 and file contents, and a control character in them must not reach the terminal.
 """
@@ -23,7 +24,7 @@ from core.atomic import describe_write_error
 from core.errors import BPEError
 from core.input_files import shown_path
 
-COMMANDS = ("train", "encode", "inspect", "convert", "export", "lens")
+COMMANDS = ("train", "encode", "decode", "inspect", "convert", "export", "verify", "lens")
 """Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args, outputs) -> int``."""
 
 

@@ -1,9 +1,12 @@
 """``bpe-tui export``: encode a corpus to a ``.npy`` array of ids for training a model, with progress on stderr.
 
 The work is :func:`core.export.run.export_events`; this module only chooses how progress looks: one
-rewritten line on a terminal, and otherwise plain lines at most every few seconds (logs and CI output
-should not fill up with carriage returns), and checks the output before any work
-(:mod:`bpe_tui.cli.outputs`: never the corpus or the tokenizer, an existing file only with ``--force``).
+rewritten line with the rate and ETA on a terminal, and otherwise plain lines at most every few seconds
+(logs and CI output should not fill up with carriage returns), and checks the outputs (the array and its
+sidecar, ``IDS.npy.json``) before any work (:mod:`bpe_tui.cli.outputs`: never the corpus or the
+tokenizer, an existing file only with ``--force``). Once the two are renamed into place, Ctrl-C waits,
+so that both are saved or neither. At the end it prints the measured rate and, with ``--estimate SIZE``,
+how long a corpus of that size would take at that rate.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from pathlib import Path
 from bpe_tui.cli.arguments import add_force, path_text, worker_count
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
-from bpe_tui.text import escape_token, format_duration, format_rate, rate
-from core.export.run import ExportFinished, export_events
+from bpe_tui.text import escape_token, eta, format_duration, format_eta, format_rate, rate
+from bpe_tui.throughput import CorpusSize, estimate_line, parse_size
+from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
+from core.export.sidecar import sidecar_path
 from core.formats import load_tokenizer
 from core.train.reading import check_corpus_path
 
@@ -38,8 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "export",
         help="encode a corpus to a .npy array of token ids",
         description="Encode CORPUS with TOKENIZER into a .npy file (uint16 when ids fit, else uint32), "
-        "in parallel; the ids equal encoding the whole file at once. An existing output file is only "
-        "replaced with --force, and an input never is.",
+        "in parallel; the ids equal encoding the whole file at once. Beside it, IDS.npy.json records the "
+        "tokenizer's fingerprint and the corpus (bpe-tui verify checks them). An existing output file is "
+        "only replaced with --force, and an input never is.",
     )
     parser.add_argument("corpus", metavar="CORPUS", type=path_text, help="UTF-8 text file")
     parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
@@ -50,7 +56,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="processes encoding in parallel (default: number of CPUs; at most 4 per CPU)")
     parser.add_argument("--merges", metavar="PATH", type=path_text,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("--estimate", metavar="SIZE", type=_size,
+                        help="also print how long a corpus of SIZE (825GB, 1.5TB, 300MiB) would take at the "
+                        "measured rate")
     add_force(parser)
+
+
+def _size(text: str) -> CorpusSize:
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
@@ -59,27 +75,45 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     outputs.add_input(args.corpus, "the corpus")
     add_tokenizer_inputs(outputs, Path(args.tokenizer), args.merges)
     output = outputs.add(args.output, "-o")
+    outputs.add(sidecar_path(output), "-o's sidecar")
     err = sys.stderr
     tty = err.isatty()
     interval = TTY_INTERVAL if tty else PLAIN_INTERVAL
     started = last = time.monotonic()
-    # closing(): on Ctrl-C the export stops its workers and removes its temporary file right away.
-    with contextlib.closing(export_events(Path(args.corpus), model, output, workers=args.workers)) as events:
+    # closing(): on Ctrl-C the export stops its workers and removes its temporary files right away.
+    with outputs.saving(), \
+            contextlib.closing(export_events(Path(args.corpus), model, output, workers=args.workers)) as events:
         for event in events:
             now = time.monotonic()
-            if isinstance(event, ExportFinished):
+            if isinstance(event, ExportSaving):
+                outputs.hold()  # the array and its sidecar are renamed both or neither
+            elif isinstance(event, ExportFinished):
                 elapsed = now - started
+                speed = rate(event.corpus_bytes, elapsed)
                 err.write(
                     f"{CLEAR if tty else ''}exported {event.tokens:,} tokens ({event.dtype}) from "
                     f"{event.corpus_bytes:,} bytes to {escape_token(str(event.path), glyphs=False)} in "
-                    f"{format_duration(elapsed)} "
-                    f"({format_rate(rate(event.corpus_bytes, elapsed), 'B')})\n"
+                    f"{format_duration(elapsed)} ({format_rate(speed, 'B')}, "
+                    f"{format_rate(rate(event.tokens, elapsed), 'tokens')})\n"
                 )
-            elif now - last >= interval:
+                if args.estimate is not None:
+                    err.write(f"estimate: {estimate_line(speed, args.estimate)}\n" if speed is not None else
+                              "estimate: none, the corpus was empty (no rate to go on)\n")
+            elif isinstance(event, ExportProgress) and now - last >= interval:
                 last = now
-                percent = 100 * event.done_bytes / event.total_bytes if event.total_bytes else 100.0
-                line = (f"encoding: {percent:5.1f}%  {event.done_bytes:,}/{event.total_bytes:,} bytes  "
-                        f"{event.tokens:,} tokens")
-                err.write(f"{CLEAR}{line}" if tty else f"{line}\n")
+                err.write(f"{CLEAR}{progress_line(event, now - started)}" if tty else
+                          f"{progress_line(event, now - started)}\n")
                 err.flush()
     return 0
+
+
+def progress_line(event: ExportProgress, elapsed: float) -> str:
+    """The progress line: how far, the byte rate so far and the time left at that rate.
+
+    >>> progress_line(ExportProgress(done_bytes=2 << 20, total_bytes=8 << 20, tokens=500_000), 2.0)
+    'encoding:  25.0%  2,097,152/8,388,608 bytes  500,000 tokens  1.0 MiB/s  ETA 6.0 s'
+    """
+    percent = 100 * event.done_bytes / event.total_bytes if event.total_bytes else 100.0
+    left = eta(event.done_bytes, event.total_bytes, elapsed)
+    return (f"encoding: {percent:5.1f}%  {event.done_bytes:,}/{event.total_bytes:,} bytes  {event.tokens:,} tokens  "
+            f"{format_rate(rate(event.done_bytes, elapsed), 'B')}  {format_eta(left)}")

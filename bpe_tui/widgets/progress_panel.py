@@ -1,5 +1,6 @@
 """The dashboard's status block: run, phase, progress bar with percent and ETA, merges/s, RSS, longest token,
-and how the run ended (a failure's reason, what a stop kept)."""
+how long the Pile would take to read at this run's rate, and how the run ended (a failure's reason, what a
+stop kept)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Label, ProgressBar, Static
 
 from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate
+from bpe_tui.throughput import training_estimate_line
 
 PHASE_LABELS = {"idle": "idle", "reading": "reading", "counting": "counting pairs", "merging": "merging"}
 
@@ -48,6 +50,7 @@ class ProgressPanel(Vertical):
         self._merges_done = 0
         self._merge_rate: float | None = None
         self._peak_rss = 0
+        self._read_rate: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("no run yet", id="run", classes="line", markup=False)
@@ -57,6 +60,7 @@ class ProgressPanel(Vertical):
             yield Label(format_eta(None), id="eta", markup=False)
         yield Static("", id="rates", classes="line", markup=False)
         yield Static("longest token: —", id="longest", classes="line", markup=False)
+        yield Static(training_estimate_line(None), id="estimate", classes="line", markup=False)
         yield Static("", id="outcome", markup=False)
 
     def on_mount(self) -> None:
@@ -71,17 +75,22 @@ class ProgressPanel(Vertical):
         self.query_one("#rates", Static).update("")
         self.query_one("#longest", Static).update("longest token: —")
         self.query_one("#outcome", Static).remove_class("-shown", "-failed").update("")
-        self._merges_done, self._merge_rate, self._peak_rss = 0, None, 0
+        self.query_one("#estimate", Static).update(training_estimate_line(None))
+        self._merges_done, self._merge_rate, self._peak_rss, self._read_rate = 0, None, 0, None
 
     def show_progress(
-        self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int
+        self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int,
+        read_rate: float | None = None,
     ) -> None:
-        """Update phase, bar, ETA and the rates line."""
+        """Update phase, bar, ETA, the rates line and, from the reading rate, the estimate for the Pile."""
         self.query_one("#phase", Label).update(PHASE_LABELS.get(phase, phase))
         self.query_one("#bar", ProgressBar).update(total=max(total, 1), progress=min(done, max(total, 1)))
         self.query_one("#eta", Label).update(format_eta(shown_eta(done, total, phase_elapsed)))
         self._merges_done, self._peak_rss = merges_done, peak_rss
         self._merge_rate = rate(merges_done, phase_elapsed) if phase == "merging" else None
+        if read_rate != self._read_rate:
+            self._read_rate = read_rate
+            self.query_one("#estimate", Static).update(training_estimate_line(read_rate))
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"

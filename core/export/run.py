@@ -8,23 +8,28 @@ With ``workers > 1`` child processes share the work, every process taking the ne
 
 The ``.npy`` (format 1.0) header is written by hand, so the app does not need numpy: a fixed 128-byte
 placeholder goes first, the ids stream after it, and the real header (with the final length) is written
-over the placeholder before the file is atomically renamed into place.
+over the placeholder. The array and its sidecar (``IDS.npy.json``, :mod:`core.export.sidecar`: which
+tokenizer made the ids, from which corpus) are then renamed into place together, both or neither
+(:func:`write_ids`, which every writer of id arrays goes through).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from core.train.reading import check_corpus_path
 from core.errors import SettingsError
 from core.pretokenize.cuts import chunk_ranges, first_safe_cut
 from core.export.encoding import ITEM_BYTES, encode_into, encode_range, write_flushed
 from core.export.workers import WARM_UP_BYTES, SharedExport
-from core.atomic import atomic_open
+from core.atomic import atomic_group
+from core.export.corpus_digest import CorpusDigest
+from core.export.sidecar import IdsSidecar, sidecar_path
 from core.model import BPEModel
 
 if TYPE_CHECKING:
@@ -35,6 +40,7 @@ __all__ = [
     "HEADER_BYTES",
     "ExportFinished",
     "ExportProgress",
+    "ExportSaving",
     "WARM_UP_BYTES",
     "chunk_ranges",
     "default_chunk_bytes",
@@ -44,6 +50,7 @@ __all__ = [
     "first_safe_cut",
     "id_dtype",
     "npy_header",
+    "write_ids",
 ]
 
 HEADER_BYTES = 128
@@ -60,13 +67,27 @@ class ExportProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class ExportSaving:
+    """All ids are written and the corpus hashed: the array and its sidecar are renamed into place next.
+
+    A command that wants Ctrl-C to wait for the renames (so that it can say both files are complete)
+    starts holding it here.
+    """
+
+    path: Path
+    sidecar: Path
+
+
+@dataclass(frozen=True, slots=True)
 class ExportFinished:
-    """The last event: ``tokens`` ids of type ``dtype`` (``"uint16"``/``"uint32"``) are in ``path``."""
+    """The last event: ``tokens`` ids of type ``dtype`` (``"uint16"``/``"uint32"``) are in ``path``, and
+    ``sidecar`` (the file beside it) says what made them."""
 
     path: Path
     tokens: int
     dtype: str
     corpus_bytes: int
+    sidecar: IdsSidecar
 
 
 def id_dtype(model: BPEModel) -> str:
@@ -120,7 +141,7 @@ def export_events(
     *,
     workers: int = 1,
     chunk_bytes: int | None = None,
-) -> Iterator[ExportProgress | ExportFinished]:
+) -> Iterator[ExportProgress | ExportSaving | ExportFinished]:
     """Encode ``corpus`` into the ``.npy`` file ``out``, yielding progress after each chunk and a final event.
 
     ``workers > 1`` shares the work with ``workers - 1`` child processes (forked where the platform
@@ -130,6 +151,8 @@ def export_events(
     every worker count.
     Every process streams its share chunk by chunk, so memory stays bounded whatever the corpus size.
     Progress counts all processes. Closing the generator early stops the export and leaves no file behind.
+    The corpus's SHA-256 is taken along the way (:mod:`core.export.corpus_digest`) for the sidecar,
+    which is saved with the array (:func:`write_ids`) after :class:`ExportSaving`.
 
     Raises:
         CorpusError: missing or unreadable corpus, invalid UTF-8 (with the byte offset; the first one in
@@ -157,35 +180,92 @@ def export_events(
     dtype = id_dtype(model)
     chunk_bytes = chunk_bytes or default_chunk_bytes(size, workers)
     tokens = done = 0
-    with atomic_open(target) as handle:
-        write_flushed(handle, bytes(HEADER_BYTES), target)
-        first = min(WARM_UP_BYTES, chunk_bytes) if workers > 1 else None  # the warm-up chunk
-        ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, first))
-        # The warm-up chunk, and everything when there is nothing to share.
-        shared = ranges[1:] if workers > 1 and len(ranges) > 2 else []
-        for chunk in ranges[: len(ranges) - len(shared)]:
-            tokens += encode_into(handle, local, path, chunk, dtype, target)
-            done += chunk[1] - chunk[0]
-            yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
-        if shared:
-            export = SharedExport(target, shared, min(workers, len(shared)))
-            try:
-                export.start(local, path, dtype)
-                for more_bytes, more_tokens in export.run(local, path, dtype):
-                    if more_bytes:
-                        done, tokens = done + more_bytes, tokens + more_tokens
-                        yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
-                error = export.first_error()
-                if error is not None:
-                    raise error
-                export.copy_into(handle)
-            finally:
-                # Also on an error, an early close or Ctrl-C: no worker outlives the export, no part file stays.
-                export.close()
-        assert done == size and handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a chunk"
-        handle.seek(0)
-        write_flushed(handle, npy_header(dtype, tokens), target)
-    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=size)
+    digest = CorpusDigest(path)
+    try:
+        with write_ids(target) as ids:
+            handle = ids.handle
+            write_flushed(handle, bytes(HEADER_BYTES), target)
+            first = min(WARM_UP_BYTES, chunk_bytes) if workers > 1 else None  # the warm-up chunk
+            ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, first))
+            # The warm-up chunk, and everything when there is nothing to share.
+            shared = ranges[1:] if workers > 1 and len(ranges) > 2 else []
+            for chunk in ranges[: len(ranges) - len(shared)]:
+                digest.read_to(chunk[1])
+                tokens += encode_into(handle, local, path, chunk, dtype, target)
+                done += chunk[1] - chunk[0]
+                yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
+            if shared:
+                export = SharedExport(target, shared, min(workers, len(shared)))
+                try:
+                    export.start(local, path, dtype)
+                    digest.in_background(size)  # only now: no fork may follow a thread's start
+                    for more_bytes, more_tokens in export.run(local, path, dtype):
+                        if more_bytes:
+                            done, tokens = done + more_bytes, tokens + more_tokens
+                            yield ExportProgress(done_bytes=done, total_bytes=size, tokens=tokens)
+                    error = export.first_error()
+                    if error is not None:
+                        raise error
+                    export.copy_into(handle)
+                finally:
+                    # Also on an error, an early close or Ctrl-C: no worker outlives the export, no part file stays.
+                    export.close()
+            assert done == size and handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a chunk"
+            handle.seek(0)
+            write_flushed(handle, npy_header(dtype, tokens), target)
+            sidecar = IdsSidecar.describe(model, dtype=dtype, tokens=tokens, corpus=path, corpus_bytes=size,
+                                          corpus_sha256=digest.finish(size))
+            ids.describe(sidecar)
+            yield ExportSaving(path=target, sidecar=sidecar_path(target))
+    finally:
+        digest.stop()
+    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=size, sidecar=sidecar)
+
+
+class IdsWriter:
+    """An id array being written (:attr:`handle`) and, once :meth:`describe` is called, its sidecar."""
+
+    def __init__(self, path: Path, handle: BinaryIO, sidecar_handle: BinaryIO) -> None:
+        self.path = path
+        self.handle = handle
+        self._sidecar_handle = sidecar_handle
+        self.described = False
+
+    def describe(self, sidecar: IdsSidecar) -> None:
+        """Write the sidecar that is saved with the array."""
+        write_flushed(self._sidecar_handle, sidecar.to_bytes(), sidecar_path(self.path))
+        self.described = True
+
+
+@contextlib.contextmanager
+def write_ids(path: str | os.PathLike[str]) -> Iterator[IdsWriter]:
+    """Write an id array and its sidecar, saved together when the block ends: both or neither.
+
+    Every writer of id arrays goes through here, so that no array ever exists without the sidecar that
+    says what made it. Write the ``.npy`` to ``writer.handle`` and call ``writer.describe(sidecar)``
+    before the block ends. An error or Ctrl-C anywhere, the renames included, leaves neither file
+    (:func:`core.atomic.atomic_group`).
+
+    Raises:
+        OutputError: either file cannot be written.
+
+    >>> import tempfile, pathlib
+    >>> from core.model import BPEModel
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> side = IdsSidecar.describe(BPEModel({0: b"a"}, []), dtype="uint16", tokens=0, corpus=folder / "c.txt",
+    ...                            corpus_bytes=0, corpus_sha256="0" * 64)
+    >>> with write_ids(folder / "ids.npy") as ids:
+    ...     _ = ids.handle.write(npy_header("uint16", 0))
+    ...     ids.describe(side)
+    >>> sorted(p.name for p in folder.iterdir())
+    ['ids.npy', 'ids.npy.json']
+    """
+    target = Path(path)
+    with atomic_group() as group:
+        writer = IdsWriter(target, group.open(target), group.open(sidecar_path(target)))
+        yield writer
+        if not writer.described:
+            raise AssertionError("write_ids: describe() was not called; an array is never saved without its sidecar")
 
 
 def export_corpus(
@@ -210,7 +290,7 @@ def export_corpus(
     for event in export_events(corpus, tokenizer, out, workers=workers, chunk_bytes=chunk_bytes):
         if isinstance(event, ExportFinished):
             finished = event
-        elif on_progress is not None:
+        elif isinstance(event, ExportProgress) and on_progress is not None:
             on_progress(event)
     assert finished is not None
     return finished

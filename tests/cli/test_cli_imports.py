@@ -74,13 +74,19 @@ def test_train_loads_neither_textual_nor_rich_without_a_terminal(tmp_path: Path,
     assert (tmp_path / "out.json").is_file() and (tmp_path / "ev.jsonl").is_file()
 
 
-@pytest.mark.parametrize("command", ["encode", "inspect", "convert"])
+@pytest.mark.parametrize("command", ["encode", "inspect", "convert", "export", "decode", "verify"])
 def test_other_commands_load_no_ui(tmp_path: Path, corpus: Path, command: str) -> None:
     tokenizer = tokenizer_file(tmp_path)
+    ids = tmp_path / "ids.npy"
+    if command in ("decode", "verify"):
+        assert loaded_ui(tmp_path, RUN_MAIN, "export", corpus, tokenizer, "-o", ids) == []
     args = {
         "encode": ("encode", tokenizer, corpus, "--tokens"),
         "inspect": ("inspect", tokenizer),
         "convert": ("convert", tokenizer, tmp_path / "tokenizer.json", "--to", "hf"),
+        "export": ("export", corpus, tokenizer, "-o", ids, "--estimate", "825GB"),
+        "decode": ("decode", tokenizer, ids, "-o", tmp_path / "back.txt"),
+        "verify": ("verify", ids, tokenizer, "--corpus", corpus),
     }[command]
     assert loaded_ui(tmp_path, RUN_MAIN, *args) == []
 

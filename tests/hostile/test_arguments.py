@@ -67,7 +67,7 @@ def test_a_bad_command_line_in_a_real_process(files: dict[str, Path]) -> None:
     one_error_line(result.returncode, result.stdout, result.stderr, "train", "invalid int value: 'abc'")
 
 
-@pytest.mark.parametrize("command", ["train", "encode", "inspect", "convert", "export"])
+@pytest.mark.parametrize("command", ["train", "encode", "decode", "inspect", "convert", "export", "verify"])
 def test_help_still_prints_in_full(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_here(capsys, command, "--help")
     assert code == 0 and out.startswith(f"usage: bpe-tui {command}") and err == ""

@@ -8,8 +8,9 @@ no process of the command is left running. The states, as the README's "Guarante
 * before the command has parsed its arguments: status 130, ``bpe-tui: interrupted``, nothing written;
 * while it works (reading, merging, exporting) or before its final rename: status 130,
   ``interrupted; nothing was written``, no file and no temporary left;
-* once saving has begun (train and convert hold Ctrl-C from then on) or once export's output is in place:
-  the command finishes, says the files are complete, and exits 0.
+* once saving has begun (train, convert and export hold Ctrl-C from then on: export once its array and
+  sidecar are written, before their renames): the command finishes, says the files are complete, and
+  exits 0.
 
 ``kill -9`` cannot be caught: it leaves temporaries, and the next run to the same output removes them.
 """
@@ -77,6 +78,7 @@ def _inspect(folder: Path) -> list[str | Path]:
 
 TRAINED = ("e.jsonl", "tok.json")
 GPT2 = ("gpt2", "gpt2/merges.txt", "gpt2/vocab.json")
+EXPORTED = ("ids.npy", "ids.npy.json")
 
 STOPS: dict[str, Stop] = {
     "train: importing": Stop("importing", _train, (), 130),
@@ -89,8 +91,10 @@ STOPS: dict[str, Stop] = {
     "train: after the events file's rename": Stop("after-rename:2", _train, TRAINED, 0),
     "export: parsing": Stop("parsing", _export, (), 130),
     "export: exporting, in both processes": Stop("exporting", _export, (), 130, processes=2),
-    "export: before the rename": Stop("before-rename", _export, (), 130),
-    "export: after the rename": Stop("after-rename", _export, ("ids.npy",), 0),
+    "export: before the array's rename": Stop("before-rename:1", _export, EXPORTED, 0),
+    "export: after the array's rename": Stop("after-rename:1", _export, EXPORTED, 0),
+    "export: before the sidecar's rename": Stop("before-rename:2", _export, EXPORTED, 0),
+    "export: after the sidecar's rename": Stop("after-rename:2", _export, EXPORTED, 0),
     "convert gpt2: parsing": Stop("parsing", _convert_gpt2, (), 130),
     "convert gpt2: before vocab.json's rename": Stop("before-rename:1", _convert_gpt2, GPT2, 0),
     "convert gpt2: after merges.txt's rename": Stop("after-rename:2", _convert_gpt2, GPT2, 0),
@@ -153,6 +157,7 @@ def _check_complete(folder: Path, command: str, left: tuple[str, ...]) -> None:
         text = (folder / "corpus.txt").read_text()
         ids = Tokenizer.from_model(load_tokenizer(folder / "tok.json")).encode(text)
         assert (out / "ids.npy").stat().st_size == 128 + 2 * len(ids)
+        assert json.loads((out / "ids.npy.json").read_text())["tokens"] == len(ids)
     if "gpt2" in left:
         assert load_tokenizer(out / "gpt2").vocab == load_tokenizer(folder / "tok.json").vocab
     if "tokenizer.json" in left:
@@ -164,7 +169,7 @@ def _check_complete(folder: Path, command: str, left: tuple[str, ...]) -> None:
 
 KILLS: dict[str, tuple[str, Callable[[Path], list[str | Path]], int, tuple[str, ...]]] = {
     # (point, command, processes that wait, kinds of temporary left)
-    "export with two processes": ("exporting", _export, 2, (".tmp", ".part", ".part", ".words", ".words")),
+    "export with two processes": ("exporting", _export, 2, (".tmp", ".tmp", ".part", ".part", ".words", ".words")),
     "train with an events file": ("merging", _train, 1, (".tmp",)),
     "convert to a new GPT-2 folder": ("before-rename:3", _convert_gpt2, 1, (".tmpdir",)),
 }
@@ -188,7 +193,7 @@ def test_the_next_run_removes_what_kill_9_left(name: str, tmp_path: Path, capsys
 
     code, _, err = run_here(capsys, *argv)
     assert code == 0, err
-    expected = {"export": ["ids.npy"], "train": ["e.jsonl", "tok.json"], "convert": ["gpt2"]}[str(argv[0])]
+    expected = {"export": ["ids.npy", "ids.npy.json"], "train": ["e.jsonl", "tok.json"], "convert": ["gpt2"]}[str(argv[0])]
     assert sorted(path.name for path in out.iterdir()) == expected
 
 

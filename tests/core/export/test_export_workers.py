@@ -193,7 +193,7 @@ def test_a_slow_process_takes_fewer_chunks(tmp_path: Path, small, monkeypatch: p
     assert len(chunks) > 100
     assert len(taken_here) > len(chunks) * 3 // 4  # the held-back worker took only a few
     assert len(taken_here) < len(chunks)  # but it did take some
-    assert leftovers(tmp_path) == ["ids.npy"]
+    assert leftovers(tmp_path) == ["ids.npy", "ids.npy.json"]
 
 
 def test_closing_while_workers_run_leaves_nothing(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,7 +243,7 @@ def test_too_small_to_share(tmp_path: Path, small, text: str, shared: bool) -> N
     assert (len(chunks_of(corpus, 4)) > 2) == shared
     ids = export_ids(small, corpus, tmp_path / "ids.npy", workers=4, chunk_bytes=4)
     assert ids.tolist() == encoder(small).encode(text)
-    assert leftovers(tmp_path) == ["ids.npy"]
+    assert leftovers(tmp_path) == ["ids.npy", "ids.npy.json"]
 
 
 def test_a_worker_that_dies_silently(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,7 +294,7 @@ def test_spawned_workers(tmp_path: Path, small, monkeypatch: pytest.MonkeyPatch)
     corpus.write_bytes(ADVERSARIAL.encode("utf-8") + b"tail \xff")
     with pytest.raises(CorpusError, match=f"byte offset {len(ADVERSARIAL.encode()) + 5} "):
         export_corpus(corpus, small, tmp_path / "bad.npy", workers=3, chunk_bytes=200)
-    assert leftovers(tmp_path) == ["ids.npy"]
+    assert leftovers(tmp_path) == ["ids.npy", "ids.npy.json"]
 
 
 def test_a_shared_exports_first_chunk_is_the_small_warm_up_chunk(tmp_path: Path) -> None:

@@ -143,4 +143,4 @@ def test_a_shared_export_adopts_words_and_leaves_the_tokenizer_not_recording(
     assert ids.tolist() == encoder(model).encode(text)
     assert sum(adopted) > 100  # this process took in words its worker had encoded
     assert tokenizer.piece_cache.journal is None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "ids.npy"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "ids.npy", "ids.npy.json"]

@@ -1,0 +1,210 @@
+"""``bpe-tui decode``: token ids back to text (or, with ``--bytes``, to the exact bytes) with any tokenizer file.
+
+Ids come from a ``.npy`` array (as ``export`` writes; told by its first bytes, not its name) or from text:
+whole numbers separated by spaces, newlines or commas (as ``encode`` prints them), from a file or stdin.
+Both are streamed, so the size of the input does not matter. Text is decoded as ``Tokenizer.decode``
+does, bytes that are not UTF-8 becoming U+FFFD (an incremental decoder gives the same text as decoding
+everything at once); ``--bytes`` writes the bytes themselves. On a terminal, control characters other
+than newline and tab are shown escaped, so that decoded ids cannot drive the terminal.
+
+When an id file has a sidecar (``IDS.npy.json``, :mod:`core.export.sidecar`) that names another
+tokenizer than the one given, a one-line warning says so: the text would be nonsense.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from bpe_tui.cli.arguments import add_force, path_text
+from bpe_tui.cli.outputs import Outputs
+from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
+from bpe_tui.text import escape_token
+from core.atomic import atomic_open
+from core.errors import BPEError
+from core.export.npy_ids import MAGIC, read_npy_header
+from core.export.sidecar import SidecarError, read_sidecar, sidecar_path
+from core.fingerprint import fingerprint
+from core.formats import load_tokenizer
+from core.input_files import check_regular_file, shown_path
+from core.model import BPEModel
+
+TEXT_BLOCK = 1 << 20
+"""Characters of text ids read at a time."""
+
+_SEPARATOR = re.compile(r"[\s,]+")
+
+
+class IdsInputError(BPEError):
+    """Text that should be ids holds something else, or an id is not in the tokenizer's vocabulary."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "decode",
+        help="decode token ids back to text",
+        description="Decode the ids in FILE (or stdin) with TOKENIZER and write the text to stdout or -o. "
+        "FILE is a .npy array (as bpe-tui export writes) or text: whole numbers separated by spaces, "
+        "newlines or commas (as bpe-tui encode prints them); stdin takes text ids only. Bytes that are "
+        "not UTF-8 become U+FFFD, as Tokenizer.decode does; --bytes writes the exact bytes.",
+    )
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+                        help="tokenizer file of any supported format, or its folder")
+    parser.add_argument("file", metavar="FILE", nargs="?", default="-", type=path_text,
+                        help=".npy array or text ids (a regular file); - or omitted: text ids on stdin")
+    parser.add_argument("--merges", metavar="PATH", type=path_text,
+                        help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("--bytes", action="store_true",
+                        help="write the exact bytes the ids stand for, not UTF-8 text (to a file or a pipe)")
+    parser.add_argument("-o", "--output", metavar="PATH", type=path_text,
+                        help="write to PATH (atomically) instead of stdout")
+    add_force(parser)
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
+    """The ids in text ``handle``: whole numbers separated by whitespace or commas, read a block at a time.
+
+    >>> import io
+    >>> list(text_ids(io.BytesIO(b"1 2,3\\n 40,, 5"), "ids.txt"))
+    [1, 2, 3, 40, 5]
+    >>> list(text_ids(io.BytesIO(b"1 two"), "ids.txt"))
+    Traceback (most recent call last):
+    bpe_tui.cli.decode.IdsInputError: ids.txt: 'two' at position 1 is not a token id; give whole numbers separated by spaces or commas
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    position = 0
+    pending = ""
+    while True:
+        raw = handle.read(TEXT_BLOCK)
+        try:
+            text = pending + decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError:
+            raise IdsInputError(f"{label} is not text ids (not UTF-8); give a .npy file or whole numbers "
+                                "separated by spaces or commas") from None
+        words = _SEPARATOR.split(text)
+        # The last word may go on in the next block, unless this was the end.
+        pending = words.pop() if raw else ""
+        for word in words:
+            if not word:
+                continue
+            if not word.isascii() or not word.isdigit():
+                raise IdsInputError(f"{label}: {word!r:.30} at position {position:,} is not a token id; give "
+                                    "whole numbers separated by spaces or commas")
+            yield int(word)
+            position += 1
+        if not raw:
+            return
+
+
+def _npy_ids(path: Path) -> Iterator[int]:
+    ids = read_npy_header(path)
+    ids.check_whole()
+    for block in ids.blocks():
+        yield from block
+
+
+def _open_ids(name: str) -> tuple[Iterator[int], str, BinaryIO | None]:
+    """The ids to decode, the input's name for messages, and the handle to close afterwards."""
+    if name == "-":
+        return text_ids(sys.stdin.buffer, "stdin"), "stdin", None
+    path = check_regular_file(name, IdsInputError, fix="pipe it into stdin with - instead")
+    label = shown_path(path)
+    handle = open(path, "rb")
+    if handle.read(len(MAGIC)) == MAGIC:
+        handle.close()
+        return _npy_ids(path), label, None
+    handle.seek(0)
+    return text_ids(handle, label), label, handle
+
+
+def _warn_if_other_tokenizer(name: str, model: BPEModel, tokenizer_arg: str) -> None:
+    """One line on stderr when the id file's sidecar names another tokenizer (nothing when it has none)."""
+    if name == "-" or not sidecar_path(name).exists():
+        return
+    try:
+        side = read_sidecar(name)
+    except SidecarError as error:
+        _warn(f"{error}; cannot tell which tokenizer made these ids")
+        return
+    if side.fingerprint != fingerprint(model):
+        _warn(f"{shown_path(sidecar_path(name))} says these ids were made by {side.tokenizer_name or 'a tokenizer'!r:.40} "
+              f"(fingerprint {side.fingerprint[:12]}), not by {shown_path(tokenizer_arg)} "
+              f"(fingerprint {fingerprint(model)[:12]}); the text will be wrong")
+
+
+def _warn(line: str) -> None:
+    sys.stderr.write(escape_token(f"bpe-tui decode: warning: {line}", glyphs=False) + "\n")
+    sys.stderr.flush()
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+def decoded_blocks(ids: Iterator[int], model: BPEModel, label: str, tokenizer_arg: str) -> Iterator[bytes]:
+    """The bytes of the ids, a block at a time; an id not in the vocabulary is an IdsInputError naming it."""
+    vocab = model.vocab
+    block: list[bytes] = []
+    for position, token_id in enumerate(ids):
+        token = vocab.get(token_id)
+        if token is None:
+            largest = max(vocab, default=-1)
+            raise IdsInputError(
+                f"{label}: id {token_id:,} at position {position:,} is not in the vocabulary of "
+                f"{shown_path(tokenizer_arg)} (ids 0..{largest:,}); decode with the tokenizer that made the ids"
+            )
+        block.append(token)
+        if len(block) >= 1 << 16:
+            yield b"".join(block)
+            block = []
+    yield b"".join(block)
+
+
+def _write(blocks: Iterator[bytes], out: BinaryIO, *, raw: bool, terminal: bool) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for data in blocks:
+        if raw:
+            out.write(data)
+            continue
+        text = decoder.decode(data)
+        if terminal:
+            text = "".join(ch if ch in "\n\t" else escape_token(ch, glyphs=False) for ch in text)
+        out.write(text.encode("utf-8"))
+    if not raw:
+        out.write(decoder.decode(b"", final=True).encode("utf-8"))
+
+
+def run(args: argparse.Namespace, outputs: Outputs) -> int:
+    """Decode as ``args`` say; with ``-o``, the file is checked first and written atomically."""
+    model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
+    if args.output is not None:
+        if args.file != "-":
+            outputs.add_input(args.file, "the id file")
+        add_tokenizer_inputs(outputs, Path(args.tokenizer), args.merges)
+        output = outputs.add(args.output, "-o")
+    terminal = args.output is None and sys.stdout.isatty()
+    if terminal and args.bytes:
+        raise IdsInputError("--bytes writes raw bytes, which a terminal cannot show; redirect stdout to a file "
+                            "or give -o PATH")
+    _warn_if_other_tokenizer(args.file, model, args.tokenizer)
+    ids, label, handle = _open_ids(args.file)
+    try:
+        blocks = decoded_blocks(ids, model, label, args.tokenizer)
+        if args.output is not None:
+            with atomic_open(output) as out:
+                _write(blocks, out, raw=args.bytes, terminal=False)
+        else:
+            sys.stdout.flush()
+            _write(blocks, sys.stdout.buffer, raw=args.bytes, terminal=terminal)
+            sys.stdout.buffer.flush()
+    finally:
+        if handle is not None:
+            handle.close()
+    return 0

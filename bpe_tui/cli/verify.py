@@ -1,0 +1,58 @@
+"""``bpe-tui verify``: check that an id array, its sidecar and a tokenizer (and a corpus) belong together.
+
+Exit status 0 when they do, 1 when they do not (a mismatch, or a sidecar that is missing, edited or not
+a sidecar at all: nothing then says what made the ids), 2 when the check cannot run (a missing id file,
+a bad tokenizer or corpus, a bad argument). The checks are :func:`core.export.verify.verify_ids`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.outputs import Outputs
+from bpe_tui.text import escape_token
+from core.export.npy_ids import IdsFileError
+from core.export.sidecar import SidecarError
+from core.export.verify import IdsMismatch, verify_ids
+from core.formats import load_tokenizer
+from core.input_files import check_regular_file, shown_path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "verify",
+        help="check that an id array belongs to a tokenizer",
+        description="Check IDS.npy against its sidecar IDS.npy.json and TOKENIZER: the tokenizer's "
+        "fingerprint, the array's dtype and length, every id below the vocab size, and with --corpus that "
+        "decoding gives the corpus back byte for byte. Exit status 0: they belong together; 1: they do not "
+        "(or the sidecar is missing or edited); 2: the check could not run.",
+    )
+    parser.add_argument("ids", metavar="IDS.npy", type=path_text, help="id array written by bpe-tui export")
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+                        help="tokenizer file of any supported format, or its folder")
+    parser.add_argument("--corpus", metavar="FILE", type=path_text,
+                        help="also check that decoding the ids gives FILE back byte for byte")
+    parser.add_argument("--merges", metavar="PATH", type=path_text,
+                        help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+
+
+def run(args: argparse.Namespace, outputs: Outputs) -> int:
+    """Verify as ``args`` say; verify writes no files."""
+    check_regular_file(args.ids, IdsFileError)
+    model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
+    try:
+        verified = verify_ids(args.ids, model, corpus=args.corpus)
+    except (IdsMismatch, SidecarError, IdsFileError) as error:
+        sys.stderr.write(escape_token(f"bpe-tui verify: error: {error}", glyphs=False) + "\n")
+        return 1
+    side = verified.sidecar
+    line = (f"ok: {shown_path(args.ids)} holds {side.tokens:,} {side.dtype} ids made by "
+            f"{side.tokenizer_name or 'the tokenizer'} (fingerprint {side.fingerprint[:12]}), all below "
+            f"vocab size {model.vocab_size:,}")
+    if verified.corpus_checked:
+        line += f"; decoding them gives {shown_path(args.corpus)} back byte for byte"
+    sys.stdout.write(escape_token(line, glyphs=False) + "\n")
+    return 0

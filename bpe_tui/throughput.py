@@ -1,0 +1,106 @@
+"""How long a corpus of a given size would take at a measured rate: CS336's "how long for the Pile?".
+
+Shared by ``bpe-tui export --estimate SIZE`` and the dashboard's training estimate. Sizes are read the
+way people write them (``825GB``, ``1.5 TB``, ``300MiB``): decimal units are powers of 1,000 and binary
+ones (``KiB``, ``MiB``...) powers of 1,024, as disk and dataset sizes are usually quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bpe_tui.text import format_duration, format_rate
+
+_UNITS = {
+    "": 1, "b": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "pb": 10**15,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "pib": 2**50,
+}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSize:
+    """A size given by the user: ``text`` as it is shown back (``"825 GB"``) and its ``bytes``."""
+
+    text: str
+    bytes: int
+
+
+def parse_size(text: str) -> CorpusSize:
+    """A size such as ``825GB``, ``1.5TB`` or ``300MiB`` (a bare number is bytes; units in any case).
+
+    Raises:
+        ValueError: not a size; the message names the text and gives examples.
+
+    >>> parse_size("825GB"), parse_size("1.5 tb").bytes, parse_size("300MiB").bytes
+    (CorpusSize(text='825 GB', bytes=825000000000), 1500000000000, 314572800)
+    >>> parse_size("lots")
+    Traceback (most recent call last):
+    ValueError: 'lots' is not a size; give a number and a unit, like 825GB, 1.5TB or 300MiB
+    """
+    match = _SIZE.fullmatch(text)
+    unit = match[2].lower() if match else ""
+    if match is None or unit not in _UNITS:
+        raise ValueError(f"{text!r:.40} is not a size; give a number and a unit, like 825GB, 1.5TB or 300MiB")
+    size = round(float(match[1]) * _UNITS[unit])
+    if size <= 0:
+        raise ValueError(f"{text!r:.40} is no size at all; give a size above 0, like 825GB")
+    shown_unit = unit[0].upper() + unit[1:-1] + "B" if len(unit) > 1 else "B"
+    return CorpusSize(f"{float(match[1]):g} {shown_unit}", size)
+
+
+def format_long_duration(seconds: float) -> str:
+    """A duration that may run to days: days with a decimal from two days on, otherwise as usual.
+
+    >>> format_long_duration(125), format_long_duration(3 * 86400 + 7200)
+    ('2m 05s', '3.1 days')
+    """
+    if seconds >= 2 * 86400:
+        return f"{seconds / 86400:,.1f} days"
+    return format_duration(seconds)
+
+
+def estimate_line(bytes_per_second: float, size: CorpusSize) -> str:
+    """The estimate for ``size`` at a measured byte rate, in one line.
+
+    >>> estimate_line(2 * 2**20, parse_size("825GB"))
+    '825 GB would take 4.6 days at 2.0 MiB/s'
+    """
+    return f"{size.text} would take {format_long_duration(size.bytes / bytes_per_second)} at " \
+           f"{format_rate(bytes_per_second, 'B')}"
+
+
+PILE_SIZE = CorpusSize("825 GB", 825 * 10**9)
+"""The dashboard's reference corpus: the Pile, the one CS336 asks about."""
+
+
+def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds: float) -> float | None:
+    """Bytes per second of a training run's reading phase, once it means something: after
+    ``settle_seconds``, or at the end of a shorter phase (its whole rate); None before.
+
+    >>> reading_rate(4 << 20, 100 << 20, 2.0, settle_seconds=1.0), reading_rate(10, 100, 0.1, settle_seconds=1.0)
+    (2097152.0, None)
+    >>> reading_rate(100, 100, 0.5, settle_seconds=1.0)
+    200.0
+    """
+    if done <= 0 or phase_elapsed <= 0 or (phase_elapsed < settle_seconds and done < total):
+        return None
+    return done / phase_elapsed
+
+
+def training_estimate_line(bytes_per_second: float | None) -> str:
+    """The dashboard's one-line estimate: reading and counting (the part of training that grows with the
+    corpus) of the Pile at a run's reading rate. Merging depends on the vocab size and the number of
+    distinct pre-tokens, not on the bytes, so it is left out, and the line says so.
+
+    >>> training_estimate_line(None)
+    'the Pile (825 GB): time to read it once a run has a reading rate'
+    >>> training_estimate_line(10 * 2**20)
+    'the Pile (825 GB): 21h 51m to read at 10.0 MiB/s (merging aside)'
+    """
+    if bytes_per_second is None:
+        return f"the Pile ({PILE_SIZE.text}): time to read it once a run has a reading rate"
+    return (f"the Pile ({PILE_SIZE.text}): {format_long_duration(PILE_SIZE.bytes / bytes_per_second)} to read "
+            f"at {format_rate(bytes_per_second, 'B')} (merging aside)")

@@ -1,0 +1,166 @@
+"""Checking that an id array, its sidecar and a tokenizer belong together (``bpe-tui verify``).
+
+Ids from the wrong tokenizer are valid integers all the same, so nothing else would notice. The checks,
+in order, each failing with one line that says what differs:
+
+1. the sidecar's fingerprint is the tokenizer's (another tokenizer, or the same with a merge removed,
+   has another fingerprint), and its vocab size and special tokens are that tokenizer's (if not, the
+   sidecar was edited);
+2. the array's dtype and length are the ones the sidecar records, and the file holds all of them;
+3. every id is in the tokenizer's vocabulary (below its vocab size);
+4. optionally, decoding the ids gives the corpus back byte for byte, and the corpus's size and SHA-256
+   are the ones the sidecar records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import BPEError, CorpusError
+from core.export.npy_ids import IdsFileError, NpyIds, read_npy_header
+from core.export.sidecar import IdsSidecar, SidecarError, read_sidecar, sidecar_path
+from core.fingerprint import fingerprint
+from core.input_files import check_regular_file, os_problem, shown_path
+from core.model import BPEModel
+
+__all__ = ["IdsMismatch", "Verified", "verify_ids", "first_unknown_id"]
+
+
+class IdsMismatch(BPEError):
+    """An id array does not belong with its sidecar, its tokenizer or its corpus."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """What a successful :func:`verify_ids` checked."""
+
+    ids: NpyIds
+    sidecar: IdsSidecar
+    corpus_checked: bool
+
+
+def _label(model: BPEModel, print_: str) -> str:
+    return f"{model.name or 'the tokenizer'} (fingerprint {print_[:12]})"
+
+
+def first_unknown_id(ids: NpyIds, model: BPEModel) -> tuple[int, int] | None:
+    """The first id that is not in ``model``'s vocabulary and its position, or None when all are.
+
+    >>> import tempfile, pathlib
+    >>> from core.export.run import npy_header
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ids.npy"
+    >>> _ = path.write_bytes(npy_header("uint16", 3) + bytes([1, 0, 2, 0, 9, 0]))
+    >>> first_unknown_id(read_npy_header(path), BPEModel({i: bytes([i]) for i in range(5)}, []))
+    (9, 2)
+    """
+    size = max(model.vocab, default=-1) + 1
+    gaps = len(model.vocab) != size  # a vocab with holes: checking the largest id is not enough
+    position = 0
+    for block in ids.blocks():
+        if min(block, default=0) < 0 or max(block, default=0) >= size or gaps:
+            for offset, token_id in enumerate(block):
+                if token_id not in model.vocab:
+                    return token_id, position + offset
+        position += len(block)
+    return None
+
+
+def _check_tokenizer(side: IdsSidecar, model: BPEModel, shown_ids: str, shown_side: str) -> None:
+    print_ = fingerprint(model)
+    if side.fingerprint != print_:
+        raise IdsMismatch(
+            f"{shown_ids} was made by another tokenizer: its sidecar names {side.tokenizer_name or 'one'!r:.40} "
+            f"(fingerprint {side.fingerprint[:12]}), not {_label(model, print_)}; decode it with the tokenizer "
+            "that made it, or export the corpus again with this one"
+        )
+    if side.vocab_size != model.vocab_size:
+        raise IdsMismatch(
+            f"{shown_side} was edited: it has the fingerprint of {_label(model, print_)} but says vocab size "
+            f"{side.vocab_size:,}, not {model.vocab_size:,}; export the ids again"
+        )
+    if sorted(side.special_tokens) != sorted(model.special_tokens):
+        raise IdsMismatch(
+            f"{shown_side} was edited: it has the fingerprint of {_label(model, print_)} but lists special tokens "
+            f"{side.special_tokens!r:.60}, not {model.special_tokens!r:.60}; export the ids again"
+        )
+
+
+def _check_array(ids: NpyIds, side: IdsSidecar, shown_ids: str, shown_side: str) -> None:
+    if ids.dtype != side.dtype:
+        raise IdsMismatch(f"{shown_ids} holds {ids.dtype} ids but {shown_side} says {side.dtype}; "
+                          "the two are not from the same export")
+    if ids.length != side.tokens:
+        raise IdsMismatch(f"{shown_ids} holds {ids.length:,} ids but {shown_side} says {side.tokens:,} "
+                          "(cut, or not from the same export); export the corpus again")
+    try:
+        ids.check_whole()
+    except IdsFileError as error:
+        raise IdsMismatch(str(error)) from None
+
+
+def _check_corpus(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Path, shown_ids: str,
+                  shown_side: str) -> None:
+    shown = shown_path(corpus)
+    token_of = model.vocab.__getitem__  # every id is known to be in the vocabulary by now
+    sha = hashlib.sha256()
+    offset = 0
+    try:
+        with open(corpus, "rb") as handle:
+            for block in ids.blocks():
+                data = b"".join(map(token_of, block))
+                text = handle.read(len(data))
+                sha.update(text)
+                if text != data:
+                    at = offset + next((i for i, (a, b) in enumerate(zip(text, data)) if a != b), min(len(text), len(data)))
+                    raise IdsMismatch(f"decoding {shown_ids} does not give {shown} back: they differ from byte "
+                                      f"{at:,} on; it is not the corpus these ids were made from")
+                offset += len(data)
+            rest = handle.read(1)
+            if rest:
+                raise IdsMismatch(f"decoding {shown_ids} gives only the first {offset:,} bytes of {shown}; "
+                                  "it is not the corpus these ids were made from (or the ids were cut)")
+    except OSError as problem:
+        raise CorpusError(f"{shown}: {os_problem(problem)}") from None
+    if offset != side.corpus_bytes or sha.hexdigest() != side.corpus_sha256:
+        raise IdsMismatch(f"{shown_side} was edited: decoding {shown_ids} gives {shown} back, but the sidecar "
+                          "records another size or SHA-256 for it; export the ids again")
+
+
+def verify_ids(ids_path: str | os.PathLike[str], model: BPEModel, *,
+               corpus: str | os.PathLike[str] | None = None) -> Verified:
+    """Check that the id file ``ids_path``, its sidecar and ``model`` belong together (and ``corpus``).
+
+    Raises:
+        IdsMismatch: they do not (see the module docstring for what is checked); one line.
+        SidecarError: the sidecar is missing, not JSON, or not a sidecar.
+        IdsFileError: ``ids_path`` is not a 1-D integer ``.npy`` array.
+        CorpusError: ``corpus`` cannot be read.
+
+    >>> import tempfile, pathlib
+    >>> from core.export.run import export_corpus
+    >>> folder = pathlib.Path(tempfile.mkdtemp()); _ = (folder / "c.txt").write_text("ab ab")
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
+    >>> _ = export_corpus(folder / "c.txt", model, folder / "ids.npy")
+    >>> verify_ids(folder / "ids.npy", model, corpus=folder / "c.txt").ids.length
+    3
+    >>> verify_ids(folder / "ids.npy", BPEModel(model.vocab, [], name="other"))
+    Traceback (most recent call last):
+    core.export.verify.IdsMismatch: .../ids.npy was made by another tokenizer: ...
+    """
+    ids = read_npy_header(ids_path)
+    side = read_sidecar(ids.path)
+    shown_ids, shown_side = shown_path(ids.path), shown_path(sidecar_path(ids.path))
+    _check_tokenizer(side, model, shown_ids, shown_side)
+    _check_array(ids, side, shown_ids, shown_side)
+    unknown = first_unknown_id(ids, model)
+    if unknown is not None:
+        raise IdsMismatch(f"{shown_ids}: id {unknown[0]:,} at position {unknown[1]:,} is not in the vocabulary "
+                          f"(vocab size {model.vocab_size:,}); the ids were not made by this tokenizer")
+    if corpus is not None:
+        path = check_regular_file(corpus, CorpusError)
+        _check_corpus(ids, side, model, path, shown_ids, shown_side)
+    return Verified(ids, side, corpus is not None)
+

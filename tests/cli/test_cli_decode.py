@@ -1,0 +1,165 @@
+"""``bpe-tui decode``: ids (a .npy or text) back to tiktoken's text and bytes; bad ids, outputs and sidecars."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.cli.cli_cases import TEXT, assert_one_line_error, run_cli, tokenizer_file
+from tests.core.encode.tokenizer_cases import tiktoken_gpt2
+
+from bpe_tui.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GPT2 = ROOT / "samples" / "gpt2" / "vocab.json"
+SAMPLE = "Hello, world! 日本語のテキスト 🦙\n\tindented code\r\n<|endoftext|>the end"
+
+
+def run_main(capsys: pytest.CaptureFixture[bytes], *args: str | Path) -> tuple[int, bytes, str]:
+    code = main(["decode", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err.decode("utf-8")
+
+
+def test_text_ids_decode_as_tiktoken_does(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    reference = tiktoken_gpt2()
+    ids = reference.encode(SAMPLE, allowed_special="all")
+    spaced = tmp_path / "spaced.txt"
+    spaced.write_text(" ".join(map(str, ids)) + "\n", encoding="utf-8")
+    commas = tmp_path / "commas.txt"
+    commas.write_text(",\n".join(map(str, ids)), encoding="utf-8")
+    for source in (spaced, commas):
+        code, out, err = run_main(capsysbinary, GPT2, source)
+        assert (code, err) == (0, "")
+        assert out == reference.decode(ids).encode("utf-8") == SAMPLE.encode("utf-8")
+
+
+def test_a_split_character_becomes_a_replacement_and_bytes_stay_exact(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    reference = tiktoken_gpt2()
+    llama = reference.encode("🦙")  # four bytes over several tokens
+    assert len(llama) > 1
+    cut = llama[:-1] + reference.encode(" ok")
+    ids = tmp_path / "ids.txt"
+    ids.write_text(" ".join(map(str, cut)), encoding="utf-8")
+    code, out, _ = run_main(capsysbinary, GPT2, ids)
+    assert code == 0 and out == reference.decode(cut, errors="replace").encode("utf-8")
+    assert "\ufffd".encode() in out
+    code, out, _ = run_main(capsysbinary, GPT2, ids, "--bytes")
+    assert code == 0 and out == reference.decode_bytes(cut)
+
+
+def test_an_exported_array_decodes_to_its_corpus(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT * 20, encoding="utf-8", newline="")
+    tok = tokenizer_file(tmp_path)
+    assert run_cli("export", corpus, tok, "-o", tmp_path / "ids.npy", cwd=tmp_path).returncode == 0
+    result = run_cli("decode", tok, tmp_path / "ids.npy", "-o", tmp_path / "back.txt", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (tmp_path / "back.txt").read_bytes() == corpus.read_bytes()
+    # The ids from stdin, as encode prints them.
+    ids = " ".join(map(str, np.load(tmp_path / "ids.npy").tolist()))
+    result = run_cli("decode", tok, "-", cwd=tmp_path, stdin=ids)
+    assert result.returncode == 0 and result.stdout == corpus.read_text(encoding="utf-8").replace("\r\n", "\n")
+
+
+def test_an_array_numpy_saved_decodes_too(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    reference = tiktoken_gpt2()
+    np.save(tmp_path / "ids.npy", np.array(reference.encode("numpy saved these"), dtype=np.int64))
+    code, out, err = run_main(capsysbinary, GPT2, tmp_path / "ids.npy")
+    assert (code, out, err) == (0, b"numpy saved these", "")
+
+
+@pytest.mark.parametrize(("ids", "needles"), [
+    ("15496 99999 11", ("id 99,999 at position 1 is not in the vocabulary", "(ids 0..50,256)")),
+    ("15496, -3", ("'-3' at position 1 is not a token id",)),
+    ("1 2 3.5", ("'3.5' at position 2 is not a token id",)),
+])
+def test_a_bad_id_is_one_line_naming_it_and_its_position(tmp_path: Path, ids: str, needles: tuple[str, ...]) -> None:
+    result = run_cli("decode", GPT2, "-o", tmp_path / "out.txt", cwd=tmp_path, stdin=ids)
+    assert_one_line_error(result, "bpe-tui decode: error: stdin", *needles)
+    assert not (tmp_path / "out.txt").exists() and [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_outputs_follow_the_rules(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    ids = tmp_path / "ids.txt"
+    ids.write_text("15496", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    out.write_text("old", encoding="utf-8")
+    code, _, err = run_main(capsysbinary, GPT2, ids, "-o", out)
+    assert code == 2 and "already exists; add --force to overwrite it" in err and out.read_text() == "old"
+    code, _, err = run_main(capsysbinary, GPT2, ids, "-o", out, "--force")
+    assert (code, err, out.read_text()) == (0, "", "Hello")
+    code, _, err = run_main(capsysbinary, GPT2, ids, "-o", ids, "--force")
+    assert code == 2 and "is the id file" in err and ids.read_text() == "15496"
+
+
+def test_a_file_of_something_else_is_one_line(tmp_path: Path) -> None:
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert_one_line_error(run_cli("decode", GPT2, binary, cwd=tmp_path), "image.png is not text ids (not UTF-8)")
+    matrix = tmp_path / "matrix.npy"
+    np.save(matrix, np.zeros((2, 2), dtype=np.uint16))
+    assert_one_line_error(run_cli("decode", GPT2, matrix, cwd=tmp_path), "shape (2, 2), not a 1-D list of ids")
+
+
+def _export(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("The cat sat on the mat.", encoding="utf-8")
+    assert run_cli("export", corpus, tokenizer_file(tmp_path), "-o", tmp_path / "ids.npy", cwd=tmp_path).returncode == 0
+    return tmp_path / "ids.npy"
+
+
+def test_a_sidecar_naming_another_tokenizer_gets_one_warning(tmp_path: Path) -> None:
+    ids = _export(tmp_path)
+    result = run_cli("decode", tokenizer_file(tmp_path), ids, cwd=tmp_path)  # the tokenizer that made them
+    assert (result.returncode, result.stderr, result.stdout) == (0, "", "The cat sat on the mat.")
+    result = run_cli("decode", GPT2, ids, cwd=tmp_path)
+    assert result.returncode == 0
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bpe-tui decode: warning: ")
+    assert "ids.npy.json says these ids were made by 'text-330'" in lines[0]
+    assert lines[0].endswith("the text will be wrong")
+
+
+def test_an_edited_or_garbage_sidecar_is_a_warning_not_a_traceback(tmp_path: Path) -> None:
+    ids = _export(tmp_path)
+    sidecar = tmp_path / "ids.npy.json"
+    raw = json.loads(sidecar.read_text(encoding="utf-8"))
+    sidecar.write_text(json.dumps(raw | {"tokens": "x"}), encoding="utf-8")
+    result = run_cli("decode", tokenizer_file(tmp_path), ids, cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == "The cat sat on the mat."
+    assert result.stderr.count("\n") == 1 and "was edited: its tokens ('x') is not a whole number" in result.stderr
+    sidecar.write_bytes(b"\x00garbage")
+    result = run_cli("decode", tokenizer_file(tmp_path), ids, cwd=tmp_path)
+    assert result.returncode == 0 and result.stderr.count("\n") == 1 and "is not JSON" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_character_split_between_two_blocks_decodes_whole(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # Ids 0-255 are the bytes themselves in a trained tokenizer; blocks are written 65,536 tokens at a time,
+    # so "あ" (e3 81 82) starts in the first block and ends in the second.
+    ids = [ord("a")] * 65_535 + list("あ".encode("utf-8"))
+    source = tmp_path / "ids.txt"
+    source.write_text(" ".join(map(str, ids)), encoding="utf-8")
+    code, out, _ = run_main(capsysbinary, tokenizer_file(tmp_path), source)
+    assert code == 0 and out.decode("utf-8") == "a" * 65_535 + "あ"
+
+
+def test_on_a_terminal_control_characters_are_escaped_and_raw_bytes_refused(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    source = tmp_path / "ids.txt"
+    source.write_text(" ".join(str(b) for b in b"\x1b[2Jok\n\tnext"), encoding="utf-8")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = run_main(capsysbinary, tokenizer_file(tmp_path), source)
+    assert code == 0 and b"\x1b" not in out and out.endswith(b"ok\n\tnext") and out.startswith(b"\\x1b")
+    code, out, err = run_main(capsysbinary, tokenizer_file(tmp_path), source, "--bytes")
+    assert code == 2 and out == b"" and "--bytes writes raw bytes, which a terminal cannot show" in err
