@@ -126,6 +126,19 @@ def without_merge(model: BPEModel, rank: int) -> tuple[BPEModel, int | None, int
     return replace(model, vocab=vocab, merges=kept, merge_counts=None), removed, len(rest) - len(kept)
 
 
+def earliest_merge_in(model: BPEModel, tokens: list[bytes] | tuple[bytes, ...]) -> int | None:
+    """The lowest rank among the merges that made ``tokens``, or ``None`` if none was made by a merge.
+
+    Deleting this merge changes the text and shifts the ids of every later token: the lens's default.
+
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"cd"}, [(b"a", b"b"), (b"c", b"d")])
+    >>> earliest_merge_in(model, [b"x", b"cd", b"ab"]), earliest_merge_in(model, [b"x"])
+    (0, None)
+    """
+    wanted = set(tokens)
+    return next((rank for rank, (left, right) in enumerate(model.merges) if left + right in wanted), None)
+
+
 def delete_merge(tokenizer: Tokenizer, rank: int, text: str) -> DeletedMerge:
     """Encode ``text`` with ``tokenizer`` and with the tokenizer lacking merge ``rank``.
 

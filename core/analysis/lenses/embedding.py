@@ -85,3 +85,33 @@ def embedding_share(vocab: int, d: int, layers: int) -> EmbeddingShare:
         if type(value) is not int or value < least:
             raise SettingsError(f"{name} must be a whole number of at least {least}, got {value!r:.40}")
     return EmbeddingShare(vocab=vocab, d=d, layers=layers)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingShares:
+    """One model shape's embedding share beside GPT-2's four shapes at the same vocabulary.
+
+    Attributes:
+        chosen: the shape asked about.
+        gpt2: ``(name, share)`` for each of :data:`GPT2_SIZES`, with the chosen vocabulary.
+    """
+
+    chosen: EmbeddingShare
+    gpt2: tuple[tuple[str, EmbeddingShare], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.chosen.to_json() | {"gpt2": [{"name": name} | share.to_json() for name, share in self.gpt2]}
+
+
+def embedding_shares(vocab: int, d: int, layers: int) -> EmbeddingShares:
+    """:func:`embedding_share` for the shape asked about and for GPT-2's four shapes, all at ``vocab``.
+
+    >>> result = embedding_shares(100_000, 768, 12)
+    >>> f"{result.chosen.share:.1%}", [(name, f"{s.share:.1%}") for name, s in result.gpt2][:2]
+    ('47.5%', [('small', '47.5%'), ('medium', '25.3%')])
+    """
+    chosen = embedding_share(vocab, d, layers)
+    return EmbeddingShares(
+        chosen=chosen, gpt2=tuple((name, embedding_share(vocab, size, n)) for name, size, n in GPT2_SIZES)
+    )
+

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.analysis.lenses.delete_merge import delete_merge, without_merge
+from core.analysis.lenses.delete_merge import delete_merge, earliest_merge_in, without_merge
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.reference import encode as reference_encode
@@ -68,3 +68,10 @@ def test_gpt2_delete_matches_reference_encoder() -> None:
 def test_bad_rank_is_named(rank) -> None:
     with pytest.raises(SettingsError, match="merge rank must be from 0 to 4"):
         delete_merge(toy(), rank, "low")
+
+
+def test_earliest_merge_in_a_text_by_hand() -> None:
+    tokenizer = toy()
+    ids = tokenizer.encode_ordinary("lower newest")  # "low" (rank 1) "er" (rank 3) " " "n" "e" "w" ...
+    assert earliest_merge_in(tokenizer.model, tokenizer.decode_tokens_bytes(ids)) == 1
+    assert earliest_merge_in(tokenizer.model, [b"z"]) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.analysis.lenses.embedding import GPT2_SIZES, GPT2_VOCAB, embedding_share
+from core.analysis.lenses.embedding import GPT2_SIZES, GPT2_VOCAB, embedding_share, embedding_shares
 from core.errors import SettingsError
 
 
@@ -38,3 +38,13 @@ def test_no_layers_means_all_embedding() -> None:
 def test_bad_sizes_are_named(vocab, d, layers) -> None:
     with pytest.raises(SettingsError, match="must be a whole number"):
         embedding_share(vocab, d, layers)
+
+
+def test_shares_beside_gpt2_sizes_use_the_chosen_vocabulary() -> None:
+    data = embedding_shares(GPT2_VOCAB, 768, 12).to_json()
+    assert (data["vocab"], data["d"], data["layers"], data["embedding"]) == (GPT2_VOCAB, 768, 12, 50257 * 768)
+    assert [row["name"] for row in data["gpt2"]] == ["small", "medium", "large", "xl"]
+    assert [round(100 * row["share"], 1) for row in data["gpt2"]] == [31.2, 14.6, 8.3, 5.2]
+    # A vocabulary twice GPT-2's: each share grows, e.g. small 2V·768 / (2V·768 + 12·12·768²).
+    doubled = embedding_shares(2 * GPT2_VOCAB, 768, 12).to_json()["gpt2"][0]
+    assert doubled["share"] == (2 * 50257 * 768) / (2 * 50257 * 768 + 12 * 12 * 768 * 768)
