@@ -18,6 +18,7 @@ from core.analysis.lenses.token_strings import token_strings
 from core.analysis.script_mix import SCRIPTS
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
+from core.pretokenize.patterns import GPT2_PATTERN
 from core.train.events import MergeMade
 from core.train.run import TrainingRun
 
@@ -148,10 +149,12 @@ def merge_budget(
     merges: int,
     mix: float,
     size: int | None = None,
+    pattern: str = GPT2_PATTERN,
 ) -> MergeBudget:
     """Train ``merges`` merges on a mix of ``english`` and ``japanese`` and encode the sentence ``pair``.
 
-    Training is in memory on one process: at the default size (the smaller sample, about 32 KB) even a
+    ``pattern`` is the pre-tokenisation regex (the lens passes the active tokenizer's). Training is in
+    memory on one process: at the default size (the smaller sample, about 32 KB) even a
     few thousand merges take a fraction of a second.
 
     Raises:
@@ -167,7 +170,7 @@ def merge_budget(
         raise SettingsError(f"the English share must be from 0 to 1 (0.3 for 30%), got {mix!r:.40}")
     english_part, japanese_part = training_mix(english, japanese, float(mix), size)
     text = english_part + SEPARATOR + japanese_part
-    run = TrainingRun.from_text(text, 256 + 1 + merges, [SEPARATOR], workers=1)
+    run = TrainingRun.from_text(text, 256 + 1 + merges, [SEPARATOR], workers=1, pattern=pattern)
     made = [event for event in run.events() if isinstance(event, MergeMade)]
     corpus = text.encode("utf-8")
     tokenizer = Tokenizer.from_model(run.result())

@@ -86,3 +86,13 @@ def test_bad_settings_are_named(options, message: str) -> None:
 def test_bad_pair_file_is_named(text: str) -> None:
     with pytest.raises(SettingsError, match="sentence pair"):
         parallel_pair(text)
+
+
+def test_training_uses_the_given_pattern() -> None:
+    english, japanese, pair = corpora()
+    pattern = r"\S+|\s+"  # spaces never join words: no merge may start with a space
+    result = merge_budget(english, japanese, pair, merges=40, mix=0.5, size=4000, pattern=pattern)
+    english_part, japanese_part = training_mix(english, japanese, 0.5, 4000)
+    _, merges = reference_train(english_part + SEPARATOR + japanese_part, 256 + 1 + 40, [SEPARATOR], pattern=pattern)
+    assert list(result.merges) == merges
+    assert not any(left.startswith(b" ") and left.strip() for left, _ in result.merges)
