@@ -40,6 +40,7 @@ from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.help import HelpScreen
 from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.screens.lenses import LensesScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
@@ -198,6 +199,7 @@ class BpeTuiApp(App[None]):
             BoundariesScreen: lambda: BoundariesScreen(session),
             InspectorScreen: lambda: InspectorScreen(session),
             CompareScreen: lambda: CompareScreen(session),
+            LensesScreen: lambda: LensesScreen(session),
         }
         screen = builders[pane.screen]()
         self._panes[pane.mode] = screen

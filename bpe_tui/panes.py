@@ -1,4 +1,4 @@
-"""The app's six panes, in key order: the key that opens each, its mode name, its title and its screen class.
+"""The app's panes, in key order: the key that opens each, its mode name, its title and its screen class.
 
 A module of its own so that the app, the help screen and the command palette can all read the list
 without the help screen importing the app (which imports the help screen).
@@ -15,6 +15,7 @@ from bpe_tui.screens.compare import CompareScreen
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.screens.lenses import LensesScreen
 from bpe_tui.screens.stepper import StepperScreen
 
 
@@ -36,4 +37,5 @@ PANES: tuple[Pane, ...] = (
     Pane("4", "boundaries", "Boundaries", BoundariesScreen, "See token boundaries"),
     Pane("5", "inspector", "Inspector", InspectorScreen, "Inspect a tokenizer"),
     Pane("6", "compare", "Compare", CompareScreen, "Compare tokenizers"),
+    Pane("7", "lenses", "Lenses", LensesScreen, "Lessons of tokenisation, live on the active tokenizer"),
 )

@@ -1,0 +1,28 @@
+"""Every lens, in the order the pane and ``bpe-tui lens --list`` show them. A lens exists by being listed here.
+
+>>> [lens.name for lens in LENSES][:1], lens_named("slider").title
+(['slider'], 'Merge slider')
+"""
+
+from __future__ import annotations
+
+from bpe_tui.lenses import fragments, slider
+from bpe_tui.lenses.spec import LensSpec
+from core.errors import SettingsError
+
+LENSES: tuple[LensSpec, ...] = (
+    slider.LENS,
+    fragments.LENS,
+)
+
+
+def lens_named(name: str) -> LensSpec:
+    """The lens called ``name``.
+
+    Raises:
+        SettingsError: no lens has that name; the message lists those that do.
+    """
+    for lens in LENSES:
+        if lens.name == name:
+            return lens
+    raise SettingsError(f"no lens is called {name!r}; the lenses are: {', '.join(lens.name for lens in LENSES)}")

@@ -1,0 +1,33 @@
+"""How lenses print tokens for people: each quoted and escaped, so a token's ends and control bytes show.
+
+>>> tokens_line([b"Hi", b" there\\n"])
+'"Hi" " there\\\\n"'
+>>> pair_text((b"l", b"ow"))
+'"l" + "ow"'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bpe_tui.text import escape_token
+
+
+def quoted(token: bytes | str) -> str:
+    """One token, quoted, with control characters and stray bytes escaped."""
+    return escape_token(token, glyphs=False, quote=True)
+
+
+def tokens_line(tokens: Iterable[bytes | str]) -> str:
+    """Tokens side by side, each quoted."""
+    return " ".join(quoted(token) for token in tokens)
+
+
+def pair_text(pair: tuple[bytes, bytes] | tuple[str, str]) -> str:
+    """A merge pair as ``"a" + "b"``."""
+    return f"{quoted(pair[0])} + {quoted(pair[1])}"
+
+
+def ids_line(ids: Iterable[int]) -> str:
+    """Ids as a bracketed list, the form scripts and people both read."""
+    return "[" + ", ".join(map(str, ids)) + "]"

@@ -1,0 +1,132 @@
+"""Lens 5, replay: encoding one word as merge replay, one step per merge, with each step's rank and pair.
+
+Inside each fragment the adjacent pair with the lowest merge rank is merged (the leftmost where it occurs
+twice), again and again, until no adjacent pair has a rank: the definition of BPE encoding
+(:func:`core.reference.encode_pretoken`), spelled out so each step can be shown. The ids at the end are
+those of ``Tokenizer.encode``. ``limit`` stops merges of rank ``limit`` and above from counting, which is
+how the slider lens re-tokenises after only the first k merges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.analysis.lenses.tables import ModelTables
+from core.model import BPEModel
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One merge made while encoding: its rank, the pair it joined and every token of the word after it."""
+
+    rank: int
+    pair: tuple[bytes, bytes]
+    tokens: tuple[bytes, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rank": self.rank, "pair": [_text(self.pair[0]), _text(self.pair[1])],
+                "tokens": [_text(token) for token in self.tokens]}
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """A word encoded by merge replay.
+
+    Attributes:
+        word: the word (any text: several fragments are replayed one after another).
+        start: the word's tokens before any merge: its bytes, and special tokens whole.
+        steps: each merge in the order made.
+        tokens: the tokens at the end.
+        ids: their ids, equal to ``Tokenizer.encode(word)``.
+    """
+
+    word: str
+    start: tuple[bytes, ...]
+    steps: tuple[ReplayStep, ...]
+    tokens: tuple[bytes, ...]
+    ids: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"word": self.word, "steps": [step.to_json() for step in self.steps], "ids": list(self.ids),
+                "tokens": [_text(token) for token in self.tokens]}
+
+
+def _text(token: bytes) -> str:
+    """A token as a JSON string: its UTF-8 text, a broken character as U+FFFD (the id is exact)."""
+    return token.decode("utf-8", errors="replace")
+
+
+def merge_fragment(data: bytes, ranks: dict[tuple[bytes, bytes], int], limit: int | None = None) -> list[tuple[int, int, list[bytes]]]:
+    """Each merge BPE makes on one fragment's bytes: ``(rank, position, tokens after)``, in order.
+
+    Only merges of rank below ``limit`` count (all, for ``None``).
+
+    >>> ranks = {(b"o", b"w"): 0, (b"l", b"ow"): 1, (b"e", b"r"): 2}
+    >>> [(rank, i, b"|".join(after)) for rank, i, after in merge_fragment(b"lower", ranks)]
+    [(0, 1, b'l|ow|e|r'), (1, 0, b'low|e|r'), (2, 1, b'low|er')]
+    >>> merge_fragment(b"lower", ranks, limit=1)[-1][2]
+    [b'l', b'ow', b'e', b'r']
+    """
+    tokens = [bytes([b]) for b in data]
+    made: list[tuple[int, int, list[bytes]]] = []
+    while len(tokens) > 1:
+        best: tuple[int, int] | None = None
+        for i in range(len(tokens) - 1):
+            rank = ranks.get((tokens[i], tokens[i + 1]))
+            if rank is not None and (limit is None or rank < limit) and (best is None or rank < best[0]):
+                best = (rank, i)
+        if best is None:
+            break
+        rank, i = best
+        tokens[i : i + 2] = [tokens[i] + tokens[i + 1]]
+        made.append((rank, i, list(tokens)))
+    return made
+
+
+def replay_tokens(tables: ModelTables, text: str, limit: int | None = None) -> list[bytes]:
+    """The tokens of ``text`` after merges of rank below ``limit`` (all, for ``None``); specials whole.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ow", 257: b"low"}
+    >>> tables = ModelTables.of(BPEModel(vocab, [(b"o", b"w"), (b"l", b"ow")]))
+    >>> replay_tokens(tables, "low low"), replay_tokens(tables, "low", limit=1)
+    ([b'low', b' ', b'low'], [b'l', b'ow'])
+    """
+    out: list[bytes] = []
+    for fragment in tables.fragments(text):
+        if fragment.special:
+            out.append(fragment.data)
+            continue
+        made = merge_fragment(fragment.data, tables.ranks, limit)
+        out.extend(made[-1][2] if made else [bytes([b]) for b in fragment.data])
+    return out
+
+
+def replay(model: BPEModel, word: str) -> ReplayResult:
+    """Encode ``word`` as merge replay, recording every step; the final ids are ``encode(word)``'s.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ow", 257: b"low", 258: b"er"}
+    >>> result = replay(BPEModel(vocab, [(b"o", b"w"), (b"l", b"ow"), (b"e", b"r")]), "lower")
+    >>> [(step.rank, step.pair) for step in result.steps]
+    [(0, (b'o', b'w')), (1, (b'l', b'ow')), (2, (b'e', b'r'))]
+    >>> result.ids
+    (257, 258)
+    """
+    tables = ModelTables.of(model)
+    done: list[bytes] = []
+    start: list[bytes] = []
+    steps: list[ReplayStep] = []
+    fragments = tables.fragments(word)
+    for index, fragment in enumerate(fragments):
+        if fragment.special:
+            start.append(fragment.data)
+            done.append(fragment.data)
+            continue
+        start.extend(bytes([b]) for b in fragment.data)
+        later = [b for f in fragments[index + 1 :] for b in ([f.data] if f.special else [bytes([c]) for c in f.data])]
+        current = [bytes([b]) for b in fragment.data]
+        for rank, i, after in merge_fragment(fragment.data, tables.ranks):
+            steps.append(ReplayStep(rank, (current[i], current[i + 1]), tuple(done + after + later)))
+            current = after
+        done.extend(current)
+    return ReplayResult(word, tuple(start), tuple(steps), tuple(done), tuple(tables.ids[token] for token in done))

@@ -1,0 +1,94 @@
+"""What several lenses read from a model: token bytes to id, merge pair to rank, and a text's fragments.
+
+Built the way :class:`~core.encode.tokenizer.Tokenizer` builds its own tables (the lowest id for bytes
+that occur twice, a repeated merge keeping its first rank, special tokens longest first), so that lenses
+which re-derive an encoding step by step land on exactly the ids ``encode`` gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.encode.tokenizer import replace_surrogates
+from core.model import BPEModel
+from core.pretokenize.patterns import compile_pattern, special_token_pattern
+
+Pair = tuple[bytes, bytes]
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One piece of a text as the tokenizer cuts it before merging.
+
+    Attributes:
+        text: the piece as written.
+        special: whether it is a special token (one id, never merged with anything).
+    """
+
+    text: str
+    special: bool = False
+
+    @property
+    def data(self) -> bytes:
+        """The piece's UTF-8 bytes: what merges work on."""
+        return self.text.encode("utf-8")
+
+
+@dataclass(frozen=True)
+class ModelTables:
+    """A model's lookup tables: ``ids`` (token bytes -> lowest id), ``ranks`` (merge pair -> rank).
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"hi"}
+    >>> tables = ModelTables.of(BPEModel(vocab, [(b"h", b"i")]))
+    >>> tables.ids[b"hi"], tables.ranks[(b"h", b"i")]
+    (256, 0)
+    """
+
+    model: BPEModel
+    ids: dict[bytes, int]
+    ranks: dict[Pair, int]
+
+    @classmethod
+    def of(cls, model: BPEModel) -> ModelTables:
+        ids: dict[bytes, int] = {}
+        for token_id in sorted(model.vocab):
+            ids.setdefault(model.vocab[token_id], token_id)
+        ranks: dict[Pair, int] = {}
+        for rank, pair in enumerate(model.merges):
+            ranks.setdefault(pair, rank)
+        return cls(model, ids, ranks)
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """The ids of the model's special tokens."""
+        return frozenset(self.ids[token.encode("utf-8")] for token in self.model.special_tokens
+                         if token.encode("utf-8") in self.ids)
+
+    def fragments(self, text: str) -> list[Fragment]:
+        """``text`` cut at special tokens, and each stretch between them by the model's split pattern.
+
+        Merges work inside one fragment at a time, so no token ever spans two of them.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"<|eot|>"}
+        >>> tables = ModelTables.of(BPEModel(vocab, [], ["<|eot|>"]))
+        >>> [(f.text, f.special) for f in tables.fragments("Hi there<|eot|>!")]
+        [('Hi', False), (' there', False), ('<|eot|>', True), ('!', False)]
+        """
+        text = replace_surrogates(text)
+        pattern = compile_pattern(self.model.pattern)
+        specials = special_token_pattern(self.model.special_tokens)
+        out: list[Fragment] = []
+        start = 0
+        stretches: list[tuple[str, bool]] = []
+        if specials is not None:
+            for match in specials.finditer(text):
+                stretches.append((text[start : match.start()], False))
+                stretches.append((match.group(), True))
+                start = match.end()
+        stretches.append((text[start:], False))
+        for stretch, special in stretches:
+            if special:
+                out.append(Fragment(stretch, special=True))
+            else:
+                out.extend(Fragment(piece) for piece in pattern.findall(stretch))
+        return out
