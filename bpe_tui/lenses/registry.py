@@ -6,13 +6,21 @@
 
 from __future__ import annotations
 
-from bpe_tui.lenses import fragments, slider
+from bpe_tui.lenses import budget, bytes_view, case, delete_merge, embedding, fragments, numbers, slider, spelling, whitespace
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
 LENSES: tuple[LensSpec, ...] = (
     slider.LENS,
     fragments.LENS,
+    budget.LENS,
+    bytes_view.LENS,
+    numbers.LENS,
+    spelling.LENS,
+    whitespace.LENS,
+    case.LENS,
+    embedding.LENS,
+    delete_merge.LENS,
 )
 
 
