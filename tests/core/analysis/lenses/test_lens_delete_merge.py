@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.analysis.lenses.delete_merge import delete_merge, earliest_merge_in, without_merge
 from core.encode.tokenizer import Tokenizer
@@ -10,6 +14,7 @@ from core.errors import SettingsError
 from core.reference import encode as reference_encode
 from core.reference import train as reference_train
 from tests.core.encode.tokenizer_cases import gpt2_tokenizer
+from tests.data_paths import SAMPLES
 
 
 def toy() -> Tokenizer:
@@ -75,3 +80,33 @@ def test_earliest_merge_in_a_text_by_hand() -> None:
     ids = tokenizer.encode_ordinary("lower newest")  # "low" (rank 1) "er" (rank 3) " " "n" "e" "w" ...
     assert earliest_merge_in(tokenizer.model, tokenizer.decode_tokens_bytes(ids)) == 1
     assert earliest_merge_in(tokenizer.model, [b"z"]) is None
+
+
+@cache
+def small_trained() -> Tokenizer:
+    text = (SAMPLES / "mixed.txt").read_text(encoding="utf-8")[:4000]
+    vocab, merges = reference_train(text, 256 + 60)
+    return Tokenizer(vocab, merges)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rank=st.integers(0, 59), text=st.text(alphabet="the cat 猫 ねこ sat on mat.\n", max_size=40))
+def test_any_deleted_merge_still_round_trips_and_shifts_ids_by_one(rank: int, text: str) -> None:
+    tokenizer = small_trained()
+    result = delete_merge(tokenizer, rank, text)
+    # Nothing is lost: the smaller tokenizer's tokens still spell the text, and the reference agrees.
+    assert b"".join(result.tokens_after) == text.encode("utf-8")
+    smaller, removed, _ = without_merge(tokenizer.model, rank)
+    assert list(result.ids_after) == reference_encode(text, smaller.vocab, smaller.merges)
+    # A token that kept its bytes kept its id, or lost one if it came after the deleted token.
+    before = {}
+    offset = 0
+    for token, token_id in zip(result.tokens_before, result.ids_before):
+        before[(offset, len(token))] = token_id
+        offset += len(token)
+    offset = 0
+    for token, token_id in zip(result.tokens_after, result.ids_after):
+        old = before.get((offset, len(token)))
+        if old is not None:
+            assert token_id == old - (old > removed)
+        offset += len(token)
