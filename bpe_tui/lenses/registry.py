@@ -1,4 +1,5 @@
-"""Every lens, in the order the pane and ``bpe-tui lens --list`` show them. A lens exists by being listed here.
+"""Every lens, in the order the pane and ``bpe-tui lens --list`` show them (the issue's numbering). A lens exists by
+being listed here.
 
 >>> [lens.name for lens in LENSES][:1], lens_named("slider").title
 (['slider'], 'Merge slider')
@@ -6,13 +7,30 @@
 
 from __future__ import annotations
 
-from bpe_tui.lenses import budget, bytes_view, case, delete_merge, embedding, fragments, numbers, slider, spelling, whitespace
+from bpe_tui.lenses import (
+    budget,
+    bytes_view,
+    case,
+    delete_merge,
+    embedding,
+    fragments,
+    numbers,
+    pairs,
+    replay,
+    slider,
+    spelling,
+    vocab,
+    whitespace,
+)
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
 LENSES: tuple[LensSpec, ...] = (
     slider.LENS,
     fragments.LENS,
+    pairs.LENS,
+    vocab.LENS,
+    replay.LENS,
     budget.LENS,
     bytes_view.LENS,
     numbers.LENS,

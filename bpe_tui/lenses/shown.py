@@ -28,6 +28,15 @@ def pair_text(pair: tuple[bytes, bytes] | tuple[str, str]) -> str:
     return f"{quoted(pair[0])} + {quoted(pair[1])}"
 
 
+def symbols_text(word: Iterable[bytes], count: int) -> str:
+    """A word as its symbols joined by spaces (a space shown as ``·``), with how often it occurs.
+
+    >>> symbols_text((b"lo", b"w"), 7), symbols_text((b" ", b"a"), 2)
+    ('lo w ×7', '· a ×2')
+    """
+    return " ".join(escape_token(symbol) for symbol in word) + f" ×{count}"
+
+
 def ids_line(ids: Iterable[int]) -> str:
     """Ids as a bracketed list, the form scripts and people both read."""
     return "[" + ", ".join(map(str, ids)) + "]"

@@ -72,3 +72,40 @@ def test_fragments_json_shape(capsys: pytest.CaptureFixture[str], tmp_path: Path
     data = json.loads(out)
     assert [(f["text"], f["bytes"]) for f in data["fragments"]] == [("a", 1), (" ", 1), (" b", 2)]
     assert data["crossing"] == 0
+
+
+def test_replay_json_ids_are_gpt2s(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "replay", "--word", " unbelievably", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["word"] == " unbelievably" and data["ids"] == tiktoken_gpt2().encode(" unbelievably")
+    assert all(set(step) >= {"rank", "pair", "tokens"} and isinstance(step["rank"], int) for step in data["steps"])
+    assert data["steps"][-1]["tokens"] == [tiktoken_gpt2().decode([i]) for i in data["ids"]]
+
+
+def test_vocab_text_and_json_on_a_small_tokenizer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    model = small_model()
+    path = tokenizer_file(tmp_path)
+    code, out, _ = lens(capsys, "vocab", path)
+    assert code == 0
+    assert out.splitlines()[0] == f"this tokenizer: 256 bytes + {len(model.merges)} merges + 1 special = {len(model.vocab)}"
+    code, out, _ = lens(capsys, "vocab", path, "--json")
+    data = json.loads(out)
+    assert (data["bytes"], data["merges"], data["specials"], data["total"]) == (256, len(model.merges), 1, len(model.vocab))
+    assert [rung["name"] for rung in data["ladder"]] == ["GPT-2", "cl100k_base", "o200k_base", "Gemma"]
+
+
+def test_pairs_on_the_bundled_word_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "pairs", "--passes", "2", "--json")
+    assert code == 0
+    passes = json.loads(out)["passes"]
+    assert [(p["pair"], p["count"], p["tied_with"]) for p in passes] == [(["l", "o"], 22, []), (["s", "t"], 19, [["lo", "w"]])]
+    assert passes[1]["symbols"] == passes[0]["symbols"] - 19
+
+
+def test_pairs_corpus_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert_one_line_error(lens(capsys, "pairs", "--corpus", tmp_path / "absent.txt"), "absent.txt")
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"caf\xe9 3\n")
+    assert_one_line_error(lens(capsys, "pairs", "--corpus", bad), "not valid UTF-8")
+    assert_one_line_error(lens(capsys, "pairs", "--passes", "0"), "--passes 0 is outside 1..200")

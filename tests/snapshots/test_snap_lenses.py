@@ -21,3 +21,17 @@ def test_slider_at_80x24(snap_compare) -> None:
 
 def test_fragments(snap_compare) -> None:
     assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys("down"))
+
+
+def test_replay(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys("down", "down", "down", "down"))
+
+
+def test_vocab(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys("down", "down", "down"))
+
+
+def test_pairs_after_three_passes(snap_compare) -> None:
+    # ← from the default 10 passes down to 3: the third pass (ties and all) shown in full.
+    keys = ["down"] * 2 + ["left"] * 7
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*keys))

@@ -1,0 +1,44 @@
+"""The pairs lens's view: one line per pass, then the last pass in full (its pair table and the corpus after)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from bpe_tui.lenses.shown import symbols_text
+from bpe_tui.lenses.views.base import LensView, dim, heading
+from bpe_tui.text import escape_token
+from core.analysis.lenses.pairs import PairsResult
+
+TABLE_ROWS = 10
+WORD_ROWS = 14
+
+
+def _pair(pair: tuple[bytes, bytes]) -> str:
+    return f"{escape_token(pair[0])} + {escape_token(pair[1])}"
+
+
+class PairsView(LensView):
+    """Pass by pass; ←/→ adds or removes a pass, so the last one shown in full is the one to study."""
+
+    def render_result(self, result: PairsResult) -> Content:
+        lines = [Content.assemble(heading(f"{len(result.start)} words"), f", {result.start_symbols:,} symbols",
+                                  dim("  (a tie goes to the lexicographically greater pair)"))]
+        width = max((len(_pair(p.pair)) for p in result.passes), default=0)
+        for number, done in enumerate(result.passes, 1):
+            tie = dim(f"  beat {', '.join(_pair(p) for p in done.tied_with)} on the tie") if done.tied_with else ""
+            lines.append(Content.assemble(dim(f"{number:>3} "), (f"{_pair(done.pair):<{width}}", "bold"),
+                                          f" {done.count:>5,}", dim(f"  → {done.symbols:,} symbols"), tie))
+        if not result.passes:
+            return Content("\n").join([*lines, dim("no pair to merge")])
+        last = result.passes[-1]
+        lines += [Content(""), heading(f"pass {len(result.passes)}: every pair's count")]
+        for pair, count in last.counts[:TABLE_ROWS]:
+            style = "bold $accent" if pair == last.pair else "$warning" if pair in last.tied_with else ""
+            lines.append(Content.assemble((f"  {_pair(pair):<{width + 4}} {count:>5,}", style)))
+        if len(last.counts) > TABLE_ROWS:
+            lines.append(dim(f"  … {len(last.counts) - TABLE_ROWS:,} more"))
+        lines += [Content(""), heading(f"the corpus after it: {last.symbols:,} symbols")]
+        lines += [Content(f"  {symbols_text(word, count)}") for word, count in last.words[:WORD_ROWS]]
+        if len(last.words) > WORD_ROWS:
+            lines.append(dim(f"  … {len(last.words) - WORD_ROWS:,} more words"))
+        return Content("\n").join(lines)
