@@ -33,6 +33,13 @@ def strip_lines(result: MergeBudget, width: int = 64) -> list[str]:
     return [f"  {start:>5} {marks[start : start + width]}" for start in range(0, len(marks), width)]
 
 
+def curve_lines(result: MergeBudget, rows: int = 5) -> list[str]:
+    """A few points of the token-cost curve, evenly spread, first and last included."""
+    curve = result.curve
+    picked = sorted({round(i * (len(curve) - 1) / (rows - 1)) for i in range(rows)}) if len(curve) > 1 else [0]
+    return [f"  k {curve[i][0]:>5,}   en {curve[i][1]:>4}   ja {curve[i][2]:>4}" for i in picked if curve]
+
+
 def render_text(result: MergeBudget) -> str:
     english, japanese = result.pair
     counts = ", ".join(f"{script} {n}" for script, n in result.script_counts.items())
@@ -44,6 +51,9 @@ def render_text(result: MergeBudget) -> str:
         f"the sentence pair: English {english.count} tokens, Japanese {japanese.count} tokens",
         f"  en {tokens_line(english.tokens)}",
         f"  ja {tokens_line(japanese.tokens)}",
+        "",
+        "tokens for the pair with the first k merges:",
+        *curve_lines(result),
         "",
         "each merge's script in rank order (L latin, k kana, K kanji, . other):",
         *strip_lines(result),

@@ -1,4 +1,4 @@
-"""Horizontal bars for the lens views: a share of a width, or several parts side by side in their styles."""
+"""Bars for the lens views: a share of a width, several parts side by side in their styles, and a sparkline."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def parts_bar(parts: Sequence[tuple[int, str]], width: int) -> Content:
     for i in by_remainder[: width - sum(cells)]:
         cells[i] += 1
     return Content.assemble(*(("█" * n, style) for n, (_, style) in zip(cells, parts)))
+
+
+SPARK_LEVELS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], top: float, style: str = "$accent") -> Content:
+    """One cell a value, its height ``value / top`` in eighths (at least the lowest block, so none vanish).
+
+    >>> sparkline([0, 1, 2, 4], 4).plain
+    '▁▂▄█'
+    """
+    cells = []
+    for value in values:
+        level = round(value / top * len(SPARK_LEVELS)) if top > 0 else 0
+        cells.append(SPARK_LEVELS[max(0, min(len(SPARK_LEVELS), level) - 1)])
+    return Content.styled("".join(cells), style)
+

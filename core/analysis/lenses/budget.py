@@ -19,12 +19,16 @@ from core.analysis.script_mix import SCRIPTS
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.pretokenize.patterns import GPT2_PATTERN
+from core.reference import encode_pretoken, pretokenize
 from core.train.events import MergeMade
 from core.train.run import TrainingRun
 
 SEPARATOR = "<|endoftext|>"
 """Separates the two languages in the training text and the two sentences of a pair file; a special
 token in training, so no merge joins the end of one corpus to the start of the other."""
+
+CURVE_POINTS = 33
+"""How many budgets the token-cost curve samples, evenly from 0 merges to all."""
 
 MIN_MERGES = 1
 MAX_MERGES = 10_000
@@ -98,6 +102,27 @@ def merge_script(token: bytes, corpus: bytes) -> str:
     return next(script for script in SCRIPTS if counts[script].tokens)
 
 
+def tokens_with_merges(text: str, merges: list[tuple[bytes, bytes]], pattern: str = GPT2_PATTERN) -> int:
+    """How many tokens ``text`` costs with ``merges`` alone (by the reference encoder: texts here are short).
+
+    >>> tokens_with_merges("low lower", [(b"l", b"o"), (b"lo", b"w")]), tokens_with_merges("low lower", [])
+    (5, 9)
+    """
+    ranks = {pair: rank for rank, pair in reversed(list(enumerate(merges)))}
+    return sum(len(encode_pretoken(piece.encode("utf-8"), ranks)) for piece in pretokenize(text, (), pattern))
+
+
+def budget_points(made: int, points: int = CURVE_POINTS) -> list[int]:
+    """Up to ``points`` merge counts from 0 to ``made``, evenly spread, both ends included, no repeats.
+
+    >>> budget_points(64, 5), budget_points(2, 5), budget_points(0)
+    ([0, 16, 32, 48, 64], [0, 1, 2], [0])
+    """
+    if made == 0:
+        return [0]
+    return sorted({round(i * made / (points - 1)) for i in range(points)})
+
+
 @dataclass(frozen=True, slots=True)
 class MergeBudget:
     """One budget trained on one mix, and what the sentence pair costs under it.
@@ -109,6 +134,8 @@ class MergeBudget:
         scripts: the script each merge went to, in rank order.
         training_bytes: ``{"en": n, "ja": n}``, the bytes of each language trained on.
         pair: the English and the Japanese sentence, encoded with the trained tokenizer.
+        curve: ``(merges, English tokens, Japanese tokens)`` for the pair encoded with only the first
+            ``merges`` merges, at up to :data:`CURVE_POINTS` budgets from 0 to every merge made.
     """
 
     mix: float
@@ -117,6 +144,7 @@ class MergeBudget:
     scripts: tuple[str, ...]
     training_bytes: dict[str, int]
     pair: tuple[EncodedText, EncodedText]
+    curve: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def script_counts(self) -> dict[str, int]:
@@ -138,6 +166,7 @@ class MergeBudget:
             "merged_tokens": token_strings(left + right for left, right in self.merges),
             "training_bytes": dict(self.training_bytes),
             "pair": {"en": self.pair[0].to_json(), "ja": self.pair[1].to_json()},
+            "curve": [{"merges": merges, "en": en, "ja": ja} for merges, en, ja in self.curve],
         }
 
 
@@ -174,11 +203,17 @@ def merge_budget(
     made = [event for event in run.events() if isinstance(event, MergeMade)]
     corpus = text.encode("utf-8")
     tokenizer = Tokenizer.from_model(run.result())
+    pairs = [(event.left, event.right) for event in made]
+    curve = tuple(
+        (k, tokens_with_merges(pair[0], pairs[:k], pattern), tokens_with_merges(pair[1], pairs[:k], pattern))
+        for k in budget_points(len(pairs))
+    )
     return MergeBudget(
         mix=float(mix),
         budget=merges,
-        merges=tuple((event.left, event.right) for event in made),
+        merges=tuple(pairs),
         scripts=tuple(merge_script(event.token, corpus) for event in made),
         training_bytes={"en": len(english_part.encode("utf-8")), "ja": len(japanese_part.encode("utf-8"))},
         pair=(encode_text(tokenizer, pair[0]), encode_text(tokenizer, pair[1])),
+        curve=curve,
     )

@@ -96,3 +96,19 @@ def test_training_uses_the_given_pattern() -> None:
     _, merges = reference_train(english_part + SEPARATOR + japanese_part, 256 + 1 + 40, [SEPARATOR], pattern=pattern)
     assert list(result.merges) == merges
     assert not any(left.startswith(b" ") and left.strip() for left, _ in result.merges)
+
+
+def test_curve_runs_from_bytes_to_the_trained_tokenizer() -> None:
+    english, japanese, pair = corpora()
+    result = merge_budget(english, japanese, pair, merges=96, mix=0.5, size=8000)
+    merges = [point[0] for point in result.curve]
+    assert merges[0] == 0 and merges[-1] == 96 and merges == sorted(set(merges))
+    # With no merges each byte is a token; with all of them, the trained tokenizer's own counts.
+    assert result.curve[0][1:] == (len(pair[0].encode()), len(pair[1].encode()))
+    assert result.curve[-1][1:] == (result.tokens["en"], result.tokens["ja"])
+    english_part, japanese_part = training_mix(english, japanese, 0.5, 8000)
+    k, en, ja = result.curve[len(result.curve) // 2]  # a point part-way, by the slow reference trainer
+    vocab, merges_k = reference_train(english_part + SEPARATOR + japanese_part, 256 + 1 + k, [SEPARATOR])
+    assert 0 < k < 96
+    assert (en, ja) == tuple(len(reference_encode(text, vocab, merges_k, [SEPARATOR])) for text in pair)
+    assert result.to_json()["curve"][-1] == {"merges": 96, "en": result.tokens["en"], "ja": result.tokens["ja"]}
