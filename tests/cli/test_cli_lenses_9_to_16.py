@@ -174,3 +174,19 @@ def test_delete_merge_text_says_nothing_failed(capsys: pytest.CaptureFixture[str
 
 def test_delete_merge_rank_out_of_range_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert_one_line_error(lens(capsys, "delete-merge", toy_file(tmp_path), "--rank", "5"), "--rank", "0..4")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("numbers", "--numbers", "abc"), "whole numbers separated by spaces"),
+        (("case", "--word", ""), "one word without spaces"),
+        (("spelling", "--words", ""), "at least one word"),
+        (("embedding", "--d", "0"), "--d 0 is outside 64..16384"),
+        (("budget", "--mix", "101"), "--mix 101 is outside 0..100"),
+        (("budget", "--merges", "8"), "--merges 8 is outside 32..4096"),
+        (("bytes", "--text", ""), "non-empty text"),
+    ],
+)
+def test_bad_options_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    assert_one_line_error(lens(capsys, args[0], toy_file(tmp_path), *args[1:]), needle)
