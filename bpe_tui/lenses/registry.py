@@ -14,13 +14,16 @@ from bpe_tui.lenses import (
     delete_merge,
     embedding,
     fragments,
+    longest_match,
     numbers,
     pairs,
     replay,
     slider,
     spelling,
+    unigram,
     vocab,
     whitespace,
+    wordpiece,
 )
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
@@ -31,6 +34,9 @@ LENSES: tuple[LensSpec, ...] = (
     pairs.LENS,
     vocab.LENS,
     replay.LENS,
+    longest_match.LENS,
+    wordpiece.LENS,
+    unigram.LENS,
     budget.LENS,
     bytes_view.LENS,
     numbers.LENS,

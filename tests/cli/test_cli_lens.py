@@ -109,3 +109,33 @@ def test_pairs_corpus_errors_are_one_line(capsys: pytest.CaptureFixture[str], tm
     bad.write_bytes(b"caf\xe9 3\n")
     assert_one_line_error(lens(capsys, "pairs", "--corpus", bad), "not valid UTF-8")
     assert_one_line_error(lens(capsys, "pairs", "--passes", "0"), "--passes 0 is outside 1..200")
+
+
+def test_longest_match_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "longest-match", "--text", "strawberry", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["replay"] == tiktoken_gpt2().encode("strawberry")
+    assert data["same"] is False and data["longest_match"] != data["replay"]
+    assert tiktoken_gpt2().decode(data["longest_match"]) == "strawberry"
+
+
+def test_wordpiece_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    corpus = tmp_path / "toy_counts.txt"
+    corpus.write_text("hug 10\npug 5\npun 12\nbun 4\nhugs 5\n", encoding="utf-8")
+    code, out, _ = lens(capsys, "wordpiece", "--corpus", corpus, "--merges", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["bpe"], data["wordpiece"], data["shared"]) == ([["u", "g"], ["u", "n"]], [["g", "s"], ["u", "n"]], 1)
+
+
+def test_unigram_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "unigram", "--word", " tokenization", "--top", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["word"] == " tokenization" and isinstance(data["count"], int) and data["count"] > 3
+    assert len(data["segmentations"]) == 3
+    logprobs = [s["logprob"] for s in data["segmentations"]]
+    assert logprobs == sorted(logprobs, reverse=True)
+    assert all("".join(s["tokens"]) == " tokenization" for s in data["segmentations"])
+    assert data["bpe"]["tokens"] == [tiktoken_gpt2().decode([i]) for i in tiktoken_gpt2().encode(" tokenization")]

@@ -35,3 +35,17 @@ def test_pairs_after_three_passes(snap_compare) -> None:
     # ← from the default 10 passes down to 3: the third pass (ties and all) shown in full.
     keys = ["down"] * 2 + ["left"] * 7
     assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*keys))
+
+
+def test_longest_match(snap_compare) -> None:
+    # Typed text where the trained tokenizer's greedy match and merge replay part ways.
+    keys = ["down"] * 5 + ["slash", "ctrl+u", *"lowest newest widest", "enter"]
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*keys))
+
+
+def test_wordpiece(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*["down"] * 6))
+
+
+def test_unigram(snap_compare) -> None:
+    assert snap_compare(lenses_app(), terminal_size=SIZE, run_before=after_keys(*["down"] * 7))
