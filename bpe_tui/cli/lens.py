@@ -70,15 +70,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         group = groups.get(takers[0].name)
         if group is None:
             group = groups[takers[0].name] = parser.add_argument_group(f"{takers[0].name} lens")
-        also = f" ({', '.join(lens.name for lens in takers)})" if len(takers) > 1 else ""
+        text = option.help
+        if len(takers) > 1:  # each lens's own words for it
+            text = "; ".join(f"{lens.name}: {lens.option(option.name).help}" for lens in takers)
         if option.kind == "bool":
-            group.add_argument(flag, dest=option.name, action=argparse.BooleanOptionalAction, default=None,
-                               help=option.help + also)
+            group.add_argument(flag, dest=option.name, action=argparse.BooleanOptionalAction, default=None, help=text)
         elif option.kind == "int":
-            group.add_argument(flag, dest=option.name, metavar="N", type=_int_value, default=None, help=option.help + also)
+            group.add_argument(flag, dest=option.name, metavar="N", type=_int_value, default=None, help=text)
         else:
             group.add_argument(flag, dest=option.name, metavar="PATH" if option.kind == "path" else "TEXT",
-                               type=path_text if option.kind == "path" else str, default=None, help=option.help + also)
+                               type=path_text if option.kind == "path" else str, default=None, help=text)
 
 
 def listing() -> str:

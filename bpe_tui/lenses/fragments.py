@@ -9,16 +9,17 @@ from bpe_tui.lenses.shown import quoted, tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from core.analysis.lenses.fragments import FragmentsResult, fragments
 
-DEFAULT_TEXT = "It's 2024: don't split  these words!"
+DEFAULT_TEXT = "It's 2024: don't split  these words!<|endoftext|>"
 
 
 def compute(context: LensContext, options: Mapping[str, Any]) -> FragmentsResult:
-    return fragments(context.model, options["text"], context.tokenizer)
+    return fragments(context.model, options["text"], context.tokenizer, specials=options["specials"])
 
 
 def render_text(result: FragmentsResult) -> str:
     width = max((len(quoted(f.text)) for f in result.fragments), default=0)
-    lines = [f"{len(result.fragments)} fragments; tokens crossing a fragment boundary: {result.crossing}"]
+    lines = [f"{len(result.fragments)} fragments; tokens crossing a fragment boundary: {result.crossing}"
+             + ("" if result.specials else " (special tokens read as text)")]
     for fragment in result.fragments:
         kind = "special" if fragment.special else f"{fragment.bytes} bytes"
         lines.append(f"  {quoted(fragment.text):<{width}}  {kind:>9}  -> {tokens_line(fragment.tokens)}")
@@ -35,7 +36,11 @@ LENS = LensSpec(
     name="fragments",
     title="Fragments",
     description="Pre-tokenisation by the tokenizer's own pattern: no merge crosses a fragment",
-    options=(LensOption("text", "text", "text", default=DEFAULT_TEXT, help="the text to cut"),),
+    options=(
+        LensOption("text", "text", "text", default=DEFAULT_TEXT, help="the text to cut"),
+        LensOption("specials", "special tokens", "bool", default=True,
+                   help="recognise special tokens (off: their text is cut like any other)"),
+    ),
     compute=compute,
     render_text=render_text,
     view=_view,

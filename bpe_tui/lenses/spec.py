@@ -14,7 +14,9 @@ everything else from it:
 * ``render_text(result)`` is the CLI's text for people (tokens escaped: see ``bpe_tui.text``);
 * ``view()`` returns the view widget class for the pane, a subclass of
   :class:`bpe_tui.lenses.views.base.LensView`. It is a function, imported when called, so that the CLI
-  never loads Textual.
+  never loads Textual. A view must not import its lens module (that is an import cycle, which
+  ``tests/test_import_graph.py`` refuses): text both need lives on the core result or in
+  :mod:`bpe_tui.lenses.shown`.
 
 >>> option = LensOption("merges", "merges", "int", default=0, minimum=0, maximum=lambda context: 10)
 >>> option.flag, option.checked(3, None), option.bounds(None)

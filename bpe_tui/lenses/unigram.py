@@ -27,15 +27,11 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> UnigramResult:
     return unigram(context.model, options["word"], counts, options["top"], context.tokenizer)
 
 
-def rank_text(result: UnigramResult) -> str:
-    return f"#{result.bpe_rank}" if result.bpe_rank is not None else f"below the best {RANK_DEPTH}"
-
-
 def render_text(result: UnigramResult) -> str:
     lines = [
         f"{result.count:,} segmentations into vocabulary tokens (counted by dynamic programming); "
         f"probabilities from {result.corpus_tokens:,} corpus tokens, add-one smoothed",
-        f"BPE's segmentation ranks {rank_text(result)}: {tokens_line(result.bpe.tokens)}  "
+        f"BPE's segmentation ranks {result.rank_text}: {tokens_line(result.bpe.tokens)}  "
         f"log p = {result.bpe.logprob:.3f}",
     ]
     for number, segmentation in enumerate(result.segmentations, 1):
@@ -56,7 +52,7 @@ LENS = LensSpec(
     description="Every segmentation of a word, ranked by a unigram model of the tokenizer's own token counts",
     options=(
         LensOption("word", "word", "text", default=DEFAULT_WORD, help="the word to segment"),
-        LensOption("top", "top", "int", default=20, minimum=1, maximum=RANK_DEPTH, help="how many to list"),
+        LensOption("top", "top", "int", default=20, minimum=1, maximum=RANK_DEPTH, help="how many segmentations to list (default 20)"),
         corpus_option("the text token counts come from (default: the bundled English, Japanese and mixed samples)"),
     ),
     compute=compute,

@@ -9,25 +9,18 @@ from typing import Any
 from bpe_tui.lenses.pairs import corpus_option, word_counts
 from bpe_tui.lenses.shown import pair_text
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
-from core.analysis.lenses.wordpiece import ScoredMerge, WordpieceResult, compare_scores
+from core.analysis.lenses.wordpiece import WordpieceResult, compare_scores
 
 
 def compute(context: LensContext, options: Mapping[str, Any]) -> WordpieceResult:
     return compare_scores(word_counts(context, options["corpus"]), options["merges"])
 
 
-def score_text(merge: ScoredMerge, likelihood: bool) -> str:
-    """``20`` for BPE; ``5/(20·5) = 0.0500`` for WordPiece."""
-    if not likelihood:
-        return f"{merge.pair_count:,}"
-    return f"{merge.pair_count}/({merge.left_count}·{merge.right_count}) = {float(merge.score):.4f}"
-
-
 def render_text(result: WordpieceResult) -> str:
     shared_pairs = {m.pair for m in result.bpe} & {m.pair for m in result.wordpiece}
     lines = [f"{len(result.bpe)} merges each; {result.shared} pairs merged by both (marked *); "
              "ties go to the lexicographically greater pair"]
-    left = [f"{pair_text(m.pair)}  {score_text(m, False)}" for m in result.bpe]
+    left = [f"{pair_text(m.pair)}  {m.score_text(False)}" for m in result.bpe]
     width = max(map(len, left), default=0)
     lines.append(f"      {'BPE: count(ab)':<{width + 1}}   WordPiece: count(ab)/(count(a)·count(b))")
     for rank in range(max(len(result.bpe), len(result.wordpiece))):
@@ -38,7 +31,7 @@ def render_text(result: WordpieceResult) -> str:
                 continue
             merge = merges[rank]
             mark = "*" if merge.pair in shared_pairs else " "
-            text = texts[rank] if texts is not None else f"{pair_text(merge.pair)}  {score_text(merge, likelihood)}"
+            text = texts[rank] if texts is not None else f"{pair_text(merge.pair)}  {merge.score_text(likelihood)}"
             cells.append(f"{mark}{text}")
         lines.append(f"  {rank + 1:>3} {cells[0]:<{width + 1}}   {cells[1]}".rstrip())
     return "\n".join(lines)
@@ -55,7 +48,7 @@ LENS = LensSpec(
     title="BPE vs WordPiece",
     description="On the pairs corpus, BPE's count(ab) against WordPiece's count(ab)/(count(a)·count(b))",
     options=(
-        LensOption("merges", "merges", "int", default=10, minimum=1, maximum=200, help="how many merges each makes"),
+        LensOption("merges", "merges", "int", default=10, minimum=1, maximum=200, help="how many merges each makes (default 10)"),
         corpus_option("word-count lines or any text (default: the bundled samples/word_counts.txt)"),
     ),
     compute=compute,

@@ -59,7 +59,7 @@ class LensesScreen(Screen):
     DEFAULT_CSS = """
     LensesScreen {
         #lenses-body { height: 1fr; }
-        #lens-list { width: 26; height: 1fr; border: round $primary-muted; }
+        #lens-list { width: 24; height: 1fr; border: round $primary-muted; }
         #lens-list:focus { border: round $primary; }
         #lens-side { width: 1fr; border: round $primary-muted; }
         #lens-about { height: auto; padding: 0 1; }
@@ -173,24 +173,27 @@ class LensesScreen(Screen):
             await self._show_lens(spec)
 
     async def _show_lens(self, spec: LensSpec) -> None:
-        self._spec = spec
-        self.query_one("#lens-side").border_title = spec.title
-        self.query_one("#lens-about", Static).update(Content.styled(spec.description, "italic"))
-        fields = self.query_one("#lens-fields", Vertical)
-        await fields.remove_children()
-        values = self.values()
-        inputs = [
-            Input(value=values[option.name] or "", placeholder=f"{option.label}: {option.help}",
-                  id=f"lens-field-{option.name}", compact=True)
-            for option in spec.options if option.kind in ("text", "path")
-        ]
-        if inputs:
-            await fields.mount_all(inputs)
-        await self.query_one("#lens-view", LensView).remove()
-        view_class = spec.view()
-        await self.query_one("#lens-side", Vertical).mount(view_class(spec, id="lens-view"))
-        self._draw_settings()
-        self._compute()
+        # One batch: the title, settings, fields and view change together, never a new title over the
+        # old lens's view.
+        with self.app.batch_update():
+            self._spec = spec
+            values = self.values()
+            inputs = [
+                Input(value=values[option.name] or "", placeholder=f"{option.label}: {option.help}",
+                      id=f"lens-field-{option.name}", compact=True)
+                for option in spec.options if option.kind in ("text", "path")
+            ]
+            fields = self.query_one("#lens-fields", Vertical)
+            await fields.remove_children()
+            if inputs:
+                await fields.mount_all(inputs)
+            await self.query_one("#lens-view", LensView).remove()
+            view_class = spec.view()
+            await self.query_one("#lens-side", Vertical).mount(view_class(spec, id="lens-view"))
+            self.query_one("#lens-side").border_title = spec.title
+            self.query_one("#lens-about", Static).update(Content.styled(spec.description, "italic"))
+            self._draw_settings()
+            self._compute()
 
     def _draw_settings(self) -> None:
         settings = self.query_one("#lens-settings", Static)

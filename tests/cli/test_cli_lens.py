@@ -74,6 +74,14 @@ def test_fragments_json_shape(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert data["crossing"] == 0
 
 
+def test_fragments_no_specials_reads_a_special_tokens_text_as_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lens(capsys, "fragments", "--text", "a<|endoftext|>", "--no-specials", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["specials"] is False
+    assert [i for f in data["fragments"] for i in f["ids"]] == tiktoken_gpt2().encode_ordinary("a<|endoftext|>")
+
+
 def test_replay_json_ids_are_gpt2s(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = lens(capsys, "replay", "--word", " unbelievably", "--json")
     assert code == 0

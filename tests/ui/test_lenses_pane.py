@@ -68,6 +68,24 @@ async def test_left_and_right_move_the_slider_and_recompute() -> None:
         assert screen.last_result.merges == total  # held at the top of the range
 
 
+async def test_space_flips_a_toggle() -> None:
+    app = make_app(session=session_with(english_500()), start_mode="lenses")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        await pilot.press("down")
+        await ready(pilot)
+        assert screen.last_result.specials is True
+        assert any(f.special for f in screen.last_result.fragments)
+        await pilot.press("space")
+        await ready(pilot)
+        assert screen.last_result.specials is False
+        assert not any(f.special for f in screen.last_result.fragments)
+        await pilot.press("space")
+        await ready(pilot)
+        assert screen.last_result.specials is True
+
+
 async def test_slash_edits_the_text_and_enter_applies_it() -> None:
     loaded = english_500()
     app = make_app(session=session_with(loaded), start_mode="lenses")

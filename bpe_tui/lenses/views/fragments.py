@@ -19,7 +19,8 @@ class FragmentsView(LensView):
         verdict = ("no token crosses a fragment boundary" if result.crossing == 0
                    else f"{result.crossing} tokens cross a fragment boundary")
         lines = [
-            Content.assemble(heading(f"{len(result.fragments)}"), " fragments  ", dim(verdict)),
+            Content.assemble(heading(f"{len(result.fragments)}"), " fragments  ", dim(verdict),
+                             dim("" if result.specials else "  (special tokens read as text)")),
             row,
             Content(""),
         ]

@@ -22,12 +22,13 @@ class PairsView(LensView):
 
     def render_result(self, result: PairsResult) -> Content:
         lines = [Content.assemble(heading(f"{len(result.start)} words"), f", {result.start_symbols:,} symbols",
-                                  dim("  (a tie goes to the lexicographically greater pair)"))]
+                                  dim("; pass, pair, count → symbols after")),
+                 dim("a tie goes to the lexicographically greater pair")]
         width = max((len(_pair(p.pair)) for p in result.passes), default=0)
         for number, done in enumerate(result.passes, 1):
-            tie = dim(f"  beat {', '.join(_pair(p) for p in done.tied_with)} on the tie") if done.tied_with else ""
+            tie = Content.styled(f"  tie: {', '.join(_pair(p) for p in done.tied_with)}", "$warning") if done.tied_with else ""
             lines.append(Content.assemble(dim(f"{number:>3} "), (f"{_pair(done.pair):<{width}}", "bold"),
-                                          f" {done.count:>5,}", dim(f"  → {done.symbols:,} symbols"), tie))
+                                          f" {done.count:>5,}", dim(f" → {done.symbols:,}"), tie))
         if not result.passes:
             return Content("\n").join([*lines, dim("no pair to merge")])
         last = result.passes[-1]

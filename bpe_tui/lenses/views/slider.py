@@ -8,6 +8,25 @@ from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
 from core.analysis.lenses.slider import SliderResult
 
 
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def curve_content(result: SliderResult) -> Content:
+    """Bytes per token against merges, one column per sampled k, the column of the current k highlighted.
+
+    The height is bytes/token scaled from 1 (every byte a token) to the best the curve reaches.
+    """
+    ratios = [(k, result.text_bytes / count if count else 0.0) for k, count in result.curve]
+    top = max((ratio for _, ratio in ratios), default=1.0)
+    span = top - 1.0
+    columns = []
+    for k, ratio in ratios:
+        level = round((ratio - 1.0) / span * (len(BLOCKS) - 2)) + 1 if span > 0 else 1
+        columns.append((BLOCKS[level], "bold $accent" if k == result.merges else "$primary"))
+    label = dim(f"bytes/token, 0 merges to all: 1.00 → {top:.2f}")
+    return Content("\n").join([label, Content.assemble(*columns)])
+
+
 class SliderView(LensView):
     """The sentence after k merges; ←/→ moves k."""
 
@@ -21,6 +40,7 @@ class SliderView(LensView):
             Content.assemble(heading(f"{result.merges:,}"), f" of {result.total_merges:,} merges  ", bar),
             Content.assemble(heading(f"{result.count}"), f" tokens for {result.text_bytes} bytes",
                              dim(f"  ({per_token:.2f} bytes/token)")),
+            curve_content(result),
             Content(""),
             token_row(result.ids, result.tokens, show_ids=True),
         ])

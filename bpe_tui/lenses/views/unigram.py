@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from bpe_tui.lenses.unigram import rank_text
 from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
 from core.analysis.lenses.unigram import UnigramResult
 
@@ -16,7 +15,7 @@ class UnigramView(LensView):
         lines = [
             Content.assemble(heading(f"{result.count:,}"), " segmentations",
                              dim(f"  (log p from {result.corpus_tokens:,} tokens of text, add-one smoothed)")),
-            Content.assemble("BPE's ranks ", heading(rank_text(result)), f"  log p {result.bpe.logprob:.3f}  ",
+            Content.assemble("BPE's ranks ", heading(result.rank_text), f"  log p {result.bpe.logprob:.3f}  ",
                              token_row(range(len(result.bpe.tokens)), result.bpe.tokens)),
             Content(""),
         ]

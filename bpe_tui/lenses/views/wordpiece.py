@@ -6,7 +6,6 @@ from rich.cells import cell_len
 from textual.content import Content
 
 from bpe_tui.lenses.views.base import LensView, dim, heading
-from bpe_tui.lenses.wordpiece import score_text
 from bpe_tui.text import escape_token
 from core.analysis.lenses.wordpiece import ScoredMerge, WordpieceResult
 
@@ -15,7 +14,7 @@ def _cell(merge: ScoredMerge | None, likelihood: bool, shared: set[tuple[bytes, 
     if merge is None:
         return Content(" " * width)
     text = f"{escape_token(merge.pair[0])} + {escape_token(merge.pair[1])}"
-    score = score_text(merge, likelihood)
+    score = merge.score_text(likelihood)
     padding = " " * max(0, width - cell_len(text) - cell_len(score) - 2)
     style = "bold $accent" if merge.pair in shared else ""
     return Content.assemble((text, style), "  ", padding, dim(score))
@@ -26,14 +25,14 @@ class WordpieceView(LensView):
 
     def render_result(self, result: WordpieceResult) -> Content:
         shared = {m.pair for m in result.bpe} & {m.pair for m in result.wordpiece}
-        width = max([cell_len(f"{escape_token(m.pair[0])} + {escape_token(m.pair[1])}") + 2 + cell_len(score_text(m, False))
+        width = max([cell_len(f"{escape_token(m.pair[0])} + {escape_token(m.pair[1])}") + 2 + cell_len(m.score_text(False))
                      for m in result.bpe] + [14])
         lines = [
             Content.assemble(heading(f"{result.shared} of {len(result.bpe)}"), " pairs merged by both",
-                             dim("  (highlighted; ties go to the greater pair)")),
+                             dim(" (highlighted)")),
+            dim("BPE scores count(ab), WordPiece count(ab)/(count(a)·count(b)); ties go to the greater pair"),
             Content(""),
-            Content.assemble(dim(f"{'':>4} "), (f"{'BPE  count(ab)':<{width}}", "bold"), "   ",
-                             ("WordPiece  count(ab)/(count(a)·count(b))", "bold")),
+            Content.assemble(dim(f"{'':>4} "), (f"{'BPE':<{width}}", "bold"), "   ", ("WordPiece", "bold")),
         ]
         for rank in range(max(len(result.bpe), len(result.wordpiece))):
             bpe = result.bpe[rank] if rank < len(result.bpe) else None

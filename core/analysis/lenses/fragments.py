@@ -39,15 +39,20 @@ class FragmentsResult:
     text: str
     fragments: tuple[FragmentTokens, ...]
     crossing: int
+    specials: bool = True
+    """Whether special tokens were recognised (otherwise their text was cut like any other)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"fragments": [fragment.to_json() for fragment in self.fragments], "crossing": self.crossing}
+        return {"fragments": [fragment.to_json() for fragment in self.fragments], "crossing": self.crossing,
+                "specials": self.specials}
 
 
-def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None) -> FragmentsResult:
+def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None, *, specials: bool = True) -> FragmentsResult:
     """The fragments of ``text`` under ``model``'s pattern and special tokens, each with its tokens.
 
-    ``tokenizer`` is ``Tokenizer.from_model(model)``, passed in when the caller has it already.
+    ``tokenizer`` is ``Tokenizer.from_model(model)``, passed in when the caller has it already. With
+    ``specials`` false, special tokens' text is cut and encoded like any other (``encode_ordinary``, and
+    tiktoken's default of refusing them aside).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"he", 257: b" he"}
     >>> result = fragments(BPEModel(vocab, [(b"h", b"e"), (b" ", b"he")]), "he he!")
@@ -56,13 +61,14 @@ def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None) ->
     """
     tokenizer = tokenizer if tokenizer is not None else Tokenizer.from_model(model)
     tables = ModelTables.of(model)
-    pieces = tables.fragments(text)
+    pieces = tables.fragments(text, specials=specials)
+    encode = tokenizer.encode if specials else tokenizer.encode_ordinary
     shown: list[FragmentTokens] = []
     cuts: set[int] = set()
     offset = 0
     for piece in pieces:
         data = piece.data
-        ids = tokenizer.encode(piece.text) if not piece.special else [tables.ids[data]]
+        ids = encode(piece.text) if not piece.special else [tables.ids[data]]
         shown.append(FragmentTokens(piece.text, len(data), piece.special, tuple(ids),
                                     tuple(tokenizer.decode_tokens_bytes(ids))))
         offset += len(data)
@@ -70,8 +76,8 @@ def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None) ->
     # The whole text encoded at once: a token crosses a cut when a cut falls strictly inside it.
     crossing = 0
     start = 0
-    for token in tokenizer.decode_tokens_bytes(tokenizer.encode(text)):
+    for token in tokenizer.decode_tokens_bytes(encode(text)):
         end = start + len(token)
         crossing += any(start < cut < end for cut in cuts)
         start = end
-    return FragmentsResult(text, tuple(shown), crossing)
+    return FragmentsResult(text, tuple(shown), crossing, specials)

@@ -28,6 +28,8 @@ class SliderResult:
         tokens: the tokens, in order.
         ids: their ids.
         text_bytes: the sentence's length in UTF-8 bytes (the token count at k = 0).
+        curve: ``(k, token count)`` at evenly spaced k from 0 to all merges (and at ``merges``), for a
+            plot of bytes per token against merges.
     """
 
     text: str
@@ -36,6 +38,7 @@ class SliderResult:
     tokens: tuple[bytes, ...]
     ids: tuple[int, ...]
     text_bytes: int
+    curve: tuple[tuple[int, int], ...] = ()
 
     @property
     def count(self) -> int:
@@ -44,11 +47,15 @@ class SliderResult:
     def to_json(self) -> dict[str, Any]:
         return {"merges": self.merges, "tokens": [t.decode("utf-8", errors="replace") for t in self.tokens],
                 "ids": list(self.ids), "count": self.count, "total_merges": self.total_merges,
-                "text_bytes": self.text_bytes}
+                "text_bytes": self.text_bytes, "curve": [list(point) for point in self.curve]}
 
 
-def slider(model: BPEModel, text: str, merges: int) -> SliderResult:
-    """``text`` tokenised with the first ``merges`` merges of ``model`` only.
+CURVE_POINTS = 40
+"""How many values of k the curve samples (plus the k asked for)."""
+
+
+def slider(model: BPEModel, text: str, merges: int, *, curve_points: int = CURVE_POINTS) -> SliderResult:
+    """``text`` tokenised with the first ``merges`` merges of ``model`` only, and the count along the way.
 
     Raises:
         SettingsError: ``merges`` is negative or more than the model has.
@@ -59,11 +66,15 @@ def slider(model: BPEModel, text: str, merges: int) -> SliderResult:
     [(0, 7), (1, 5), (2, 3)]
     >>> slider(model, "low", 1).ids
     (108, 256)
+    >>> slider(model, "low low", 2).curve
+    ((0, 7), (1, 5), (2, 3))
     """
     total = len(model.merges)
     if not 0 <= merges <= total:
         raise SettingsError(f"merges {merges} is outside 0..{total}; this tokenizer has {total:,} merges")
     tables = ModelTables.of(model)
     tokens = replay_tokens(tables, text, limit=merges)
+    steps = sorted({round(total * i / curve_points) for i in range(curve_points + 1)} | {merges})
+    curve = tuple((k, len(tokens) if k == merges else len(replay_tokens(tables, text, limit=k))) for k in steps)
     return SliderResult(text, merges, total, tuple(tokens), tuple(tables.ids[t] for t in tokens),
-                        len(replace_surrogates(text).encode("utf-8")))
+                        len(replace_surrogates(text).encode("utf-8")), curve)

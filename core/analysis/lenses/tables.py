@@ -64,24 +64,27 @@ class ModelTables:
         return frozenset(self.ids[token.encode("utf-8")] for token in self.model.special_tokens
                          if token.encode("utf-8") in self.ids)
 
-    def fragments(self, text: str) -> list[Fragment]:
+    def fragments(self, text: str, *, specials: bool = True) -> list[Fragment]:
         """``text`` cut at special tokens, and each stretch between them by the model's split pattern.
 
-        Merges work inside one fragment at a time, so no token ever spans two of them.
+        Merges work inside one fragment at a time, so no token ever spans two of them. With ``specials``
+        false, a special token's text is plain text like any other (``encode_ordinary``).
 
         >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"<|eot|>"}
         >>> tables = ModelTables.of(BPEModel(vocab, [], ["<|eot|>"]))
         >>> [(f.text, f.special) for f in tables.fragments("Hi there<|eot|>!")]
         [('Hi', False), (' there', False), ('<|eot|>', True), ('!', False)]
+        >>> [f.text for f in tables.fragments("Hi<|eot|>", specials=False)]
+        ['Hi', '<|', 'eot', '|>']
         """
         text = replace_surrogates(text)
         pattern = compile_pattern(self.model.pattern)
-        specials = special_token_pattern(self.model.special_tokens)
+        marks = special_token_pattern(self.model.special_tokens) if specials else None
         out: list[Fragment] = []
         start = 0
         stretches: list[tuple[str, bool]] = []
-        if specials is not None:
-            for match in specials.finditer(text):
+        if marks is not None:
+            for match in marks.finditer(text):
                 stretches.append((text[start : match.start()], False))
                 stretches.append((match.group(), True))
                 start = match.end()

@@ -62,6 +62,11 @@ class UnigramResult:
     bpe_rank: int | None
     corpus_tokens: int
 
+    @property
+    def rank_text(self) -> str:
+        """BPE's rank in words: ``#3``, or ``below the best 200``."""
+        return f"#{self.bpe_rank}" if self.bpe_rank is not None else f"below the best {RANK_DEPTH}"
+
     def to_json(self) -> dict[str, Any]:
         return {"word": self.word, "count": self.count,
                 "segmentations": [s.to_json() for s in self.segmentations],

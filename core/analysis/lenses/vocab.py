@@ -95,6 +95,8 @@ class VocabResult:
         other: entries none of those explain (tokenizers from other tools may carry some).
         total: the vocabulary size.
         ladder: the shipped vocabularies of :data:`LADDER`.
+        count_curve: ``(rank, count)`` of the merges' recorded training counts at evenly spaced ranks
+            (empty when the file recorded none), for a plot of count against rank on a log scale.
     """
 
     name: str
@@ -104,6 +106,7 @@ class VocabResult:
     other: int
     total: int
     ladder: tuple[LadderRung, ...] = field(default=())
+    count_curve: tuple[tuple[int, int], ...] = ()
 
     @property
     def sum_text(self) -> str:
@@ -115,7 +118,8 @@ class VocabResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"bytes": self.bytes, "merges": self.merges, "specials": self.specials, "total": self.total,
-                "other": self.other, "ladder": [rung.to_json() for rung in self.ladder]}
+                "other": self.other, "ladder": [rung.to_json() for rung in self.ladder],
+                "count_curve": [list(point) for point in self.count_curve]}
 
 
 def unassigned_ids(ranks: set[int], vocab: int, special_ids: tuple[int, ...]) -> tuple[int, ...]:
@@ -161,6 +165,25 @@ def cached_ranks(shipped: ShippedVocab, cache_dir: Path | None) -> set[int] | No
     return ranks
 
 
+CURVE_POINTS = 40
+"""How many ranks the merge-count curve samples."""
+
+
+def count_curve(model: BPEModel, points: int = CURVE_POINTS) -> tuple[tuple[int, int], ...]:
+    """The recorded count of the merges at ``points`` + 1 evenly spaced ranks (first and last included).
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"abc"}
+    >>> count_curve(BPEModel(vocab, [(b"a", b"b"), (b"ab", b"c")], merge_counts=[9, 4]), 4)
+    ((0, 9), (1, 4))
+    """
+    counts = model.merge_counts
+    if not counts or any(count is None for count in counts):
+        return ()
+    last = len(counts) - 1
+    ranks = sorted({round(last * i / points) for i in range(points + 1)})
+    return tuple((rank, counts[rank]) for rank in ranks)  # type: ignore[misc]
+
+
 def vocab_arithmetic(model: BPEModel, cache_dir: Path | None = None,
                      rank_sets: Mapping[str, set[int]] | None = None) -> VocabResult:
     """``model``'s size as bytes + merges + specials, and the ladder of shipped vocabularies.
@@ -182,4 +205,4 @@ def vocab_arithmetic(model: BPEModel, cache_dir: Path | None = None,
         unassigned = unassigned_ids(ranks, shipped.vocab, shipped.special_ids) if ranks is not None else None
         rungs.append(LadderRung(shipped.name, shipped.vocab, unassigned))
     return VocabResult(model.name, split.byte_tokens, split.merges, split.specials, split.other,
-                       model.vocab_size, tuple(rungs))
+                       model.vocab_size, tuple(rungs), count_curve(model))

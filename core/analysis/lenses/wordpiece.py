@@ -38,6 +38,16 @@ class ScoredMerge:
     right_count: int
     score: Fraction
 
+    def score_text(self, likelihood: bool) -> str:
+        """The score as worked: ``20`` for BPE, ``5/(20·5) = 0.0500`` for WordPiece.
+
+        >>> ScoredMerge((b"g", b"s"), 5, 20, 5, Fraction(1, 20)).score_text(True)
+        '5/(20·5) = 0.0500'
+        """
+        if not likelihood:
+            return f"{self.pair_count:,}"
+        return f"{self.pair_count}/({self.left_count}·{self.right_count}) = {float(self.score):.4f}"
+
     def to_json(self) -> dict[str, Any]:
         return {"pair": [_text(self.pair[0]), _text(self.pair[1])], "count": self.pair_count,
                 "left_count": self.left_count, "right_count": self.right_count,

@@ -40,3 +40,12 @@ def test_a_trained_tokenizer_keeps_its_special_token_whole() -> None:
     result = fragments(english_model(), f"the end{EOT}the start")
     assert [f.text for f in result.fragments if f.special] == [EOT]
     assert sum(f.bytes for f in result.fragments) == len(f"the end{EOT}the start")
+
+
+def test_with_specials_off_a_special_tokens_text_is_cut_like_any_other() -> None:
+    text = f"end{EOT}start"
+    result = fragments(gpt2_model(), text, gpt2_tokenizer(), specials=False)
+    assert not any(f.special for f in result.fragments) and result.to_json()["specials"] is False
+    assert [f.text for f in result.fragments] == regex.findall(GPT2_PATTERN, text)
+    assert [i for f in result.fragments for i in f.ids] == tiktoken_gpt2().encode_ordinary(text)
+    assert result.crossing == 0

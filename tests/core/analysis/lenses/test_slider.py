@@ -57,3 +57,13 @@ def test_merges_out_of_range_is_an_error_naming_the_range(k: int) -> None:
     model = english_model()
     with pytest.raises(SettingsError, match=f"outside 0..{len(model.merges)}"):
         slider(model, "x", k)
+
+
+def test_the_curve_samples_the_count_from_no_merges_to_all() -> None:
+    model = english_model()
+    total = len(model.merges)
+    result = slider(model, SENTENCE, 100, curve_points=8)
+    ks = [k for k, _ in result.curve]
+    assert ks[0] == 0 and ks[-1] == total and 100 in ks and ks == sorted(set(ks)) and len(ks) == 10
+    assert all(count == slider(model, SENTENCE, k).count for k, count in result.curve)
+    assert result.to_json()["curve"][0] == [0, len(SENTENCE.encode("utf-8"))]

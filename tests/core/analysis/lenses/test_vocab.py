@@ -62,3 +62,11 @@ def test_the_cache_folder_follows_tiktokens_settings(monkeypatch: pytest.MonkeyP
     result = vocab_arithmetic(gpt2_model(), tiktoken_cache_dir())
     assert [rung.vocab for rung in result.ladder] == [shipped.vocab for shipped in LADDER]
     assert all(rung.unassigned is None for rung in result.ladder)
+
+
+def test_the_count_curve_samples_recorded_counts_and_is_empty_without_them() -> None:
+    model = english_model()
+    curve = vocab_arithmetic(model, rank_sets={}).count_curve
+    assert curve[0] == (0, model.merge_counts[0]) and curve[-1] == (len(model.merges) - 1, model.merge_counts[-1])
+    assert all(count == model.merge_counts[rank] for rank, count in curve)
+    assert vocab_arithmetic(gpt2_model(), rank_sets={}).count_curve == ()
