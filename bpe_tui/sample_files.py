@@ -11,9 +11,10 @@ TOKENIZER_FOLDERS = ("gpt2",)
 """Folders of the samples that hold tokenizer files, not corpora: ``gpt2/`` has GPT-2's ``vocab.json`` and
 ``merges.txt``, bundled for the tests that compare with tiktoken. The corpus pane does not list them."""
 
-LENS_FILES = ("word_counts.txt",)
+LENS_FILES = ("word_counts.txt", "parallel.txt")
 """Sample files that lenses read and that are not corpora to train on: ``word_counts.txt`` is the pairs
-and wordpiece lenses' word-frequency corpus (``word count`` a line). The corpus pane does not list them."""
+and wordpiece lenses' word-frequency corpus (``word count`` a line), ``parallel.txt`` the budget lens's
+English/Japanese sentence pair. The corpus pane does not list them."""
 
 _CANDIDATES = (Path(__file__).resolve().parent.parent / "samples", Path(__file__).resolve().parent / "_samples")
 
@@ -47,7 +48,7 @@ def not_corpora(folder: Path | None) -> frozenset[Path]:
     """The paths in the samples ``folder`` that are not corpora (:data:`TOKENIZER_FOLDERS`, :data:`LENS_FILES`).
 
     >>> sorted(p.as_posix() for p in not_corpora(Path("samples"))), not_corpora(None)
-    (['samples/gpt2', 'samples/word_counts.txt'], frozenset())
+    (['samples/gpt2', 'samples/parallel.txt', 'samples/word_counts.txt'], frozenset())
     """
     if folder is None:
         return frozenset()

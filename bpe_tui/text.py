@@ -186,6 +186,15 @@ def escape_token(
     return f'"{shown}"' if quote else shown
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, with an ``s`` unless the number is one.
+
+    >>> counted(1, "token"), counted(3, "token"), counted(1_000, "merge")
+    ('1 token', '3 tokens', '1,000 merges')
+    """
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 def subscript(number: int) -> str:
     """``number`` in subscript digits, the compact form of an inline token id.
 

@@ -7,7 +7,24 @@ being listed here.
 
 from __future__ import annotations
 
-from bpe_tui.lenses import fragments, longest_match, pairs, replay, slider, unigram, vocab, wordpiece
+from bpe_tui.lenses import (
+    budget,
+    bytes_view,
+    case,
+    delete_merge,
+    embedding,
+    fragments,
+    longest_match,
+    numbers,
+    pairs,
+    replay,
+    slider,
+    spelling,
+    unigram,
+    vocab,
+    whitespace,
+    wordpiece,
+)
 from bpe_tui.lenses.spec import LensSpec
 from core.errors import SettingsError
 
@@ -20,6 +37,14 @@ LENSES: tuple[LensSpec, ...] = (
     longest_match.LENS,
     wordpiece.LENS,
     unigram.LENS,
+    budget.LENS,
+    bytes_view.LENS,
+    numbers.LENS,
+    spelling.LENS,
+    whitespace.LENS,
+    case.LENS,
+    embedding.LENS,
+    delete_merge.LENS,
 )
 
 

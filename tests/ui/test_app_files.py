@@ -171,3 +171,4 @@ async def test_the_samples_tree_lists_the_corpora_but_not_the_gpt2_tokenizer() -
         assert (SAMPLES / "gpt2" / "vocab.json").is_file()  # the folder is there, and not listed
         assert {"english.txt", "japanese.txt", "mixed.txt", "toy.txt"} <= names and "gpt2" not in names
         assert "word_counts.txt" not in names  # a lens's word-frequency file, not a corpus
+        assert "parallel.txt" not in names  # the budget lens's sentence pair, not a corpus

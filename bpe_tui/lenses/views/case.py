@@ -1,0 +1,25 @@
+"""The case lens's view: the four forms of a word, each with its tokens and ids."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from bpe_tui.lenses.shown import quoted
+from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
+from core.analysis.lenses.case import CaseVariants
+
+
+class CaseView(LensView):
+    """`` word``, ``word``, `` Word``, ``Word``: the model sees four unrelated rows of ids."""
+
+    def render_result(self, result: CaseVariants) -> Content:
+        width = max(len(quoted(variant.text)) for variant in result.variants)
+        lines = [Content.assemble(heading(f"{result.distinct_ids}"), " different ids for four forms of one word"), Content("")]
+        for variant in result.variants:
+            lines.append(
+                Content.assemble(
+                    f"{quoted(variant.text):<{width}} ", dim(f"{variant.count} tok  "),
+                    token_row(variant.ids, variant.tokens, show_ids=True),
+                )
+            )
+        return Content("\n").join(lines)
