@@ -151,6 +151,7 @@ class LiveSteps:
                 vocab=vocab,
                 merges=[(m.left, m.right) for m in merges],
                 merge_counts=[m.count for m in merges],
+                merge_runner_ups=[m.runner_up_count for m in merges],
             )
             return Step(
                 k=k,
