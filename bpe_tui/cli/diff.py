@@ -14,17 +14,10 @@ from pathlib import Path
 
 from bpe_tui.cli.arguments import path_text
 from bpe_tui.cli.outputs import Outputs
-from bpe_tui.text import escape_token
-from core.analysis.diff import Pair, StructuralDiff, corpus_word_counts, structural_diff
+from bpe_tui.diff_report import report_lines
+from core.analysis.diff import corpus_word_counts, structural_diff
 from core.encode.tokenizer import Tokenizer
 from core.formats import load_tokenizer
-
-TIE_WORDING = {
-    "corpus": "recounted on the corpus",
-    "recorded counts": "from both files' recorded counts",
-    "runner-up": "from A's recorded runner-up count",
-    "unknown": "unknown: give --corpus to recount it",
-}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -40,62 +33,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="recount the pairs at the first divergence on this UTF-8 corpus (split as A splits)")
     parser.add_argument("--text", metavar="S", help="also compare how A and B encode this text")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-
-
-def _pair(pair: Pair | None) -> str:
-    if pair is None:
-        return "(no more merges)"
-    return f"{escape_token(pair[0], glyphs=False, quote=True)} + {escape_token(pair[1], glyphs=False, quote=True)}"
-
-
-def _token(token: bytes | None) -> str:
-    return "(none)" if token is None else escape_token(token, glyphs=False, quote=True)
-
-
-def report_lines(diff: StructuralDiff) -> list[str]:
-    """The plain-text report, line by line."""
-    lines = [
-        f"merges:          A {diff.merges_a:,}  B {diff.merges_b:,}",
-        f"shared prefix:   {diff.shared_prefix:,} merge{'' if diff.shared_prefix == 1 else 's'}",
-    ]
-    divergence = diff.first_divergence
-    if divergence is None:
-        lines.append("first divergence: none (the merge lists are equal)")
-    else:
-        if divergence.tie is None:
-            verdict = "tie unknown"
-        else:
-            verdict = "a tie" if divergence.tie else "not a tie"
-        counts = []
-        if divergence.count_a is not None:
-            counts.append(f"A's pair {divergence.count_a:,}")
-        if divergence.count_b is not None:
-            counts.append(f"B's pair {divergence.count_b:,}")
-        lines += [
-            f"first divergence: merge {divergence.rank:,}",
-            f"  A: {_pair(divergence.a)}",
-            f"  B: {_pair(divergence.b)}",
-            f"  {verdict} ({TIE_WORDING[divergence.source]})" + (f": {', '.join(counts)}" if counts else ""),
-        ]
-    overlap = diff.overlap
-    lines.append(
-        f"vocabulary:      both {overlap.shared:,}  only A {overlap.only_a:,}  only B {overlap.only_b:,}"
-        f"  (jaccard {overlap.jaccard:.2f})"
-    )
-    moved = diff.moved
-    examples = ", ".join(f"{_token(token)} {a}→{b}" for token, a, b in moved.examples[:3])
-    lines.append(f"moved ids:       {moved.count:,} shared tokens" + (f" (e.g. {examples})" if examples else ""))
-    enc = diff.encoding
-    if enc is not None:
-        lines.append(f"text:            A {enc.tokens_a:,} tokens  B {enc.tokens_b:,} tokens")
-        if enc.same:
-            lines.append("  the same tokens")
-        else:
-            lines.append(
-                f"  first difference at token {enc.first_difference}: A {_token(enc.token_a)}, B {_token(enc.token_b)}"
-            )
-            lines.append(f"  boundaries only in A {enc.cuts_only_a:,}, only in B {enc.cuts_only_b:,}")
-    return lines
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
