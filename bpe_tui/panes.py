@@ -1,4 +1,4 @@
-"""The app's six panes, in key order: the key that opens each, its mode name, its title and its screen class.
+"""The app's panes, in key order: the key that opens each, its mode name, its title and its screen class.
 
 A module of its own so that the app, the help screen and the command palette can all read the list
 without the help screen importing the app (which imports the help screen).
@@ -16,6 +16,7 @@ from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.screens.stepper import StepperScreen
+from bpe_tui.screens.study import StudyScreen
 
 
 @dataclass(frozen=True)
@@ -36,4 +37,5 @@ PANES: tuple[Pane, ...] = (
     Pane("4", "boundaries", "Boundaries", BoundariesScreen, "See token boundaries"),
     Pane("5", "inspector", "Inspector", InspectorScreen, "Inspect a tokenizer"),
     Pane("6", "compare", "Compare", CompareScreen, "Compare tokenizers"),
+    Pane("8", "study", "Study", StudyScreen, "Compare vocabulary sizes"),
 )

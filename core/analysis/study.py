@@ -81,7 +81,7 @@ class SizeResult:
         seconds: how long the run took to reach it, from its start (reading and counting included).
         tokens: evaluation text name -> tokens.
         bytes_per_token: evaluation text name -> UTF-8 bytes per token.
-        longest_token: the longest token of the vocabulary (the first of equals by id).
+        longest_token: the longest token of the vocabulary, special tokens aside (the first of equals by id).
         japanese_bare_bytes: the share of the Japanese text's tokens that are one byte of a multi-byte
             character (a byte no merge joined); ``None`` without a ``japanese`` evaluation text.
         embedding: embedding parameters ``vocab * d``.
@@ -159,7 +159,9 @@ def measure(model: BPEModel, texts: Mapping[str, str], *, seconds: float, d: int
         if name == JAPANESE:
             pieces = tokenizer.decode_tokens_bytes(ids)
             bare = sum(1 for piece in pieces if len(piece) == 1 and piece[0] >= 0x80) / len(ids) if ids else 0.0
-    longest = max(sorted(model.vocab.items()), key=lambda item: len(item[1]))[1] if model.vocab else b""
+    specials = {token.encode("utf-8") for token in model.special_tokens}
+    learned = [token for _, token in sorted(model.vocab.items()) if token not in specials]
+    longest = max(learned, key=len, default=b"")
     return SizeResult(
         vocab=model.vocab_size,
         seconds=seconds,

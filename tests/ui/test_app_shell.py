@@ -109,6 +109,6 @@ async def test_a_session_change_reaches_each_pane_once(monkeypatch: pytest.Monke
         # One message to each of the six panes, current or not, and none anywhere else (not to the app).
         assert sorted(type(screen).__name__ for screen, _ in posted) == sorted(p.screen.__name__ for p in PANES)
         assert [m.reason for m in seen if isinstance(m, SessionChanged)] == ["active"] * len(PANES)
-        assert app.current_mode == "compare"
+        assert app.current_mode == PANES[-1].mode  # the last pane visited
         assert inspector.query_one(VocabTable).total_count == 500  # a pane in the background caught up
         assert app.sub_title == "active: en-500"
