@@ -1,4 +1,5 @@
-"""Headless subcommands (train, encode, inspect, convert, export, diff, study): one module each, sharing this dispatcher.
+"""Headless subcommands (train, encode, inspect, convert, export, diff, study): one module each, sharing this
+dispatcher.
 
 Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and exit status 2: a bad
 argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,

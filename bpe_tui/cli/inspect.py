@@ -1,7 +1,8 @@
 """``bpe-tui inspect``: a one-screen summary of any tokenizer file, as plain text for terminals and scripts.
 
 Shows the detected format, how the vocabulary splits into bytes, merges and special tokens, the
-fingerprint (to tell two files apart at a glance), how many merges were ties (``--ties`` lists them), the longest tokens (escaped, so a token holding a
+fingerprint (to tell two files apart at a glance), how many merges were ties (``--ties`` lists them),
+the longest tokens (escaped, so a token holding a
 control character cannot disturb the terminal) and bytes per token on the bundled samples, which is the
 quickest feel for how well a tokenizer compresses English, Japanese and mixed text.
 """

@@ -248,7 +248,8 @@ class CompareScreen(Screen):
         self._compare(key, chosen, compared)
 
     def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
-        parts: list[str | tuple[str, str]] = [("diff" if self.diff_shown else "compare", "bold"), f"  {self.sample} sample  "]
+        title = "diff" if self.diff_shown else "compare"
+        parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {self.sample} sample  "]
         for letter, loaded in zip(LETTERS, chosen):
             parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
         self.query_one("#compare-header", Static).update(Content.assemble(*parts))

@@ -21,7 +21,8 @@ def diff_content(diff: StructuralDiff | None, name_a: str = "", name_b: str = ""
     """The view's text for ``diff`` of tokenizers named ``name_a`` and ``name_b``; a hint when there is none."""
     if diff is None:
         return Content.styled("Choose two tokenizers (t, then space) to see where their merges part.", "dim")
-    lines = [Content.assemble(("A ", "bold reverse"), f" {name_a}   ", ("B ", "bold reverse"), f" {name_b}"), Content("")]
+    names = Content.assemble(("A ", "bold reverse"), f" {name_a}   ", ("B ", "bold reverse"), f" {name_b}")
+    lines = [names, Content("")]
     for line in report_lines(diff):
         verdict = line.lstrip()
         if verdict.startswith(("a tie", "not a tie", "tie unknown")):

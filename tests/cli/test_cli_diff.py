@@ -29,14 +29,18 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return ours, hf_trained(CORPUS, 500, folder)
 
 
-def test_json_names_the_first_divergence_and_its_tie(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_names_the_first_divergence_and_its_tie(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     ours, hf = files
     code, out, err = diff(capsys, ours, hf, "--corpus", CORPUS, "--json")
     assert (code, err) == (0, "")
     data = json.loads(out)
     merges_ours = [tuple(decode_bytes(part) for part in entry[:2]) for entry in json.loads(ours.read_text())["merges"]]
-    merges_hf = [tuple(decode_bytes(part) for part in m.split(" ")) if isinstance(m, str) else tuple(map(decode_bytes, m))
-                 for m in json.loads(hf.read_text())["model"]["merges"]]
+    merges_hf = [
+        tuple(map(decode_bytes, m.split(" ") if isinstance(m, str) else m))
+        for m in json.loads(hf.read_text())["model"]["merges"]
+    ]
     rank = data["shared_prefix"]
     assert merges_ours[:rank] == merges_hf[:rank] and merges_ours[rank] != merges_hf[rank]
     divergence = data["first_divergence"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from tests.cli.cli_cases import SPECIAL, TEXT, small_model, tokenizer_file
+from tests.core.analysis.test_ties import reference_ties
 
 from bpe_tui.__main__ import main
-from core import reference
 from core.formats.native import to_text
 from bpe_tui.text import escape_token
 
@@ -21,14 +21,8 @@ def inspect(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int,
 
 
 def reference_tie_ranks() -> list[int]:
-    words = reference.count_words(TEXT, [SPECIAL])
-    ranks = []
-    for rank, pair in enumerate(small_model().merges):
-        counts = reference.count_pairs(words)
-        if sum(1 for count in counts.values() if count == max(counts.values())) >= 2:
-            ranks.append(rank)
-        words = reference.merge_words(words, pair)
-    return ranks
+    ties = reference_ties(TEXT, small_model().merges, (SPECIAL,))
+    return [rank for rank, was_tie in enumerate(ties) if was_tie]
 
 
 def test_ties_listed_with_rank_pair_and_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

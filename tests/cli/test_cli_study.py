@@ -24,7 +24,9 @@ def study(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, s
 
 def test_json_tokens_equal_separately_trained_tokenizers(capsys: pytest.CaptureFixture[str]) -> None:
     extra = SAMPLES / "toy.txt"
-    code, out, err = study(capsys, CORPUS, "--sizes", "400,300", "--eval", extra, "--d", "16", "--json", "--workers", "1")
+    code, out, err = study(
+        capsys, CORPUS, "--sizes", "400,300", "--eval", extra, "--d", "16", "--json", "--workers", "1"
+    )
     assert (code, err) == (0, "")
     data = json.loads(out)
     assert [entry["vocab"] for entry in data["sizes"]] == [300, 400]

@@ -14,20 +14,18 @@ def test_study_before_a_run(snap_compare) -> None:
     assert snap_compare(make_app(session=session_with(), start_mode="study"), terminal_size=SIZE, run_before=ready)
 
 
-def test_study_finished(snap_compare) -> None:
-    async def run_before(pilot: Pilot) -> None:
-        await ready(pilot)
-        pilot.app.screen.post_message(StudyScreen.StudyDone(fixed_study(), "english sample"))
-        await ready(pilot)
+async def study_shown(pilot: Pilot) -> None:
+    """The fixed study arrives as a finished worker's message would."""
+    await ready(pilot)
+    pilot.app.screen.post_message(StudyScreen.StudyDone(fixed_study(), "english sample"))
+    await ready(pilot)
 
-    assert snap_compare(make_app(session=session_with(), start_mode="study"), terminal_size=SIZE, run_before=run_before)
+
+def test_study_finished(snap_compare) -> None:
+    app = make_app(session=session_with(), start_mode="study")
+    assert snap_compare(app, terminal_size=SIZE, run_before=study_shown)
 
 
 def test_study_finished_at_80x24(snap_compare) -> None:
-    async def run_before(pilot: Pilot) -> None:
-        await ready(pilot)
-        pilot.app.screen.post_message(StudyScreen.StudyDone(fixed_study(), "english sample"))
-        await ready(pilot)
-
     app = make_app(session=session_with(), start_mode="study")
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=study_shown)

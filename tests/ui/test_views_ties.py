@@ -8,24 +8,16 @@ from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.merge_tree import MergeTreeView
-from core import reference
 from core.model import BPEModel
 from core.train.events import MergeMade
+from tests.core.analysis.test_ties import reference_ties
 from tests.snapshots.test_snap_dashboard import RECORDED_SPEC
-from tests.ui.app_harness import SIZE, make_app, recorded_run, ready, settle
+from tests.ui.app_harness import SAMPLES, SIZE, make_app, recorded_run, ready, settle
 from tests.ui.views_harness import ViewsApp, bilingual_800, session_with
 
 
 def reference_tie_ranks(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
-    words = reference.count_words(text, ["<|endoftext|>"])
-    ranks = []
-    for rank, pair in enumerate(merges):
-        counts = reference.count_pairs(words)
-        best = max(counts.values())
-        if sum(1 for count in counts.values() if count == best) >= 2:
-            ranks.append(rank)
-        words = reference.merge_words(words, pair)
-    return ranks
+    return [rank for rank, was_tie in enumerate(reference_ties(text, merges)) if was_tie]
 
 
 async def test_dashboard_counts_the_ties_of_the_run() -> None:
@@ -44,7 +36,7 @@ async def test_dashboard_counts_the_ties_of_the_run() -> None:
 
 async def test_inspector_lists_the_ties_and_opens_their_trees() -> None:
     loaded = bilingual_800()
-    text = "\n".join((RECORDED_SPEC.corpus_path.parent / f"{n}.txt").read_text(encoding="utf-8") for n in ("english", "japanese"))
+    text = "\n".join((SAMPLES / f"{n}.txt").read_text(encoding="utf-8") for n in ("english", "japanese"))
     expected = reference_tie_ranks(text, loaded.model.merges)
     app = ViewsApp(InspectorScreen, session_with(loaded))
     async with app.run_test(size=SIZE) as pilot:
@@ -62,7 +54,8 @@ async def test_inspector_lists_the_ties_and_opens_their_trees() -> None:
         await pilot.press("enter")
         await settle(pilot)
         tree = screen.query_one(MergeTreeView)
-        assert tree.has_focus and str(tree.root.label).startswith(str(first[0] + first[1], "utf-8", "replace").replace(" ", "·"))
+        shown = (first[0] + first[1]).decode("utf-8", "replace").replace(" ", "·")
+        assert tree.has_focus and str(tree.root.label).startswith(shown)
         await pilot.press("l")
         assert screen.query_one("#longest-tokens").display and not listing.display
 

@@ -23,9 +23,11 @@ def trained(text: str, vocab_size: int) -> BPEModel:
     return run.result()
 
 
-def reference_ties(text: str, merges: list[tuple[bytes, bytes]]) -> list[bool]:
+def reference_ties(
+    text: str, merges: list[tuple[bytes, bytes]], special_tokens: tuple[str, ...] = ("<|endoftext|>",)
+) -> list[bool]:
     """For each merge, whether two or more pairs had the best count when it was made (recounted from scratch)."""
-    words = reference.count_words(text, ["<|endoftext|>"])
+    words = reference.count_words(text, list(special_tokens))
     ties = []
     for pair in merges:
         counts = reference.count_pairs(words)
