@@ -19,9 +19,8 @@ from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import escape_token
 from core.analysis.study import Study, StudyFinished, StudyRun, parse_sizes
-from core.errors import CorpusError, SettingsError
-from core.input_files import check_regular_file
-from core.train.reading import decode_chunk
+from core.errors import SettingsError
+from core.train.reading import read_text_file
 
 
 def _sizes(text: str) -> list[int]:
@@ -50,24 +49,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
-def read_text(path: Path) -> str:
-    """A UTF-8 evaluation text, with the corpus's one-line errors for anything else."""
-    checked = check_regular_file(path, CorpusError)
-    return decode_chunk(checked.read_bytes(), checked, 0, "strict")
-
-
 def evaluation_texts(corpus: Path, extra: list[str]) -> dict[str, str]:
     """Name -> text: ``corpus``, the bundled English and Japanese samples, then each ``--eval`` file by stem."""
-    texts = {"corpus": read_text(corpus)}
+    texts = {"corpus": read_text_file(corpus)}
     for name, path in sample_paths().items():
         if name in ("english", "japanese"):
-            texts[name] = read_text(path)
+            texts[name] = read_text_file(path)
     for given in extra:
         path = Path(given)
         name, n = path.stem, 2
         while name in texts:
             name, n = f"{path.stem}-{n}", n + 1
-        texts[name] = read_text(path)
+        texts[name] = read_text_file(path)
     return texts
 
 

@@ -1,14 +1,15 @@
 """Pane 8, the vocabulary-size study: one training run, every size's figures in a table, and a plot.
 
-The study trains (long work), so it runs in a thread worker that iterates the core's ``StudyRun`` events,
-checks for cancellation between them, posts progress at most ten times a second (always the first and
-last) and a final ``StudyDone``; the handlers only hand the results to widgets. It starts only when asked
+The study trains (long work holding the GIL), so it runs in a child process (``bpe_tui.study_process``)
+that a thread worker polls; the worker checks for cancellation between polls, posts progress at most ten
+times a second, every size reached, and a final ``StudyDone``; the handlers only hand the results to
+widgets. It starts only when asked
 (``r``, or Enter in the sizes field), on the corpus chosen in the corpus pane, or the English sample.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,9 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.session import Session
 from bpe_tui.text import escape_token
 from bpe_tui.widgets.study_plot import Series, StudyPlot
-from core.analysis.study import SizeMeasured, SizeReached, Study, StudyFinished, StudyRun, parse_sizes
+from bpe_tui.study_process import StudyProcess, StudySpec
+from bpe_tui.training_process import Throttle, TrainingFailed, TrainingSource
+from core.analysis.study import SizeMeasured, SizeReached, Study, StudyFinished, parse_sizes
 from core.errors import BPEError
 from core.train.events import PhaseProgress
 
@@ -35,6 +38,10 @@ DEFAULT_SIZES = "300,500,1000,2000"
 STUDY_TEXTS = ("english", "japanese")
 """Bundled samples every study is measured on, besides the corpus itself."""
 POSTS_PER_SECOND = 10
+DOCUMENT_SEPARATOR = "<|endoftext|>"
+"""Treated as a special token, as the corpus pane's training does by default."""
+
+StudySourceFactory = Callable[[StudySpec], TrainingSource]
 
 
 def study_series(study: Study) -> list[Series]:
@@ -105,9 +112,14 @@ class StudyScreen(Screen):
 
         reason: str
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, source_factory: StudySourceFactory = StudyProcess) -> None:
+        """Args:
+        session: the app's session (the corpus and the samples are read from it).
+        source_factory: starts a study for a spec; the real one runs it in a child process.
+        """
         super().__init__()
         self._session = session
+        self._source_factory = source_factory
         self._studying = False
 
     def compose(self) -> ComposeResult:
@@ -163,47 +175,41 @@ class StudyScreen(Screen):
         except BPEError as error:
             self.notify(str(error), title="Study", severity="error", markup=False)
             return
-        texts = {"corpus": ""}
         samples = self._session.sample_texts()
-        texts.update({name: samples[name] for name in STUDY_TEXTS if name in samples})
+        texts = tuple((name, samples[name]) for name in STUDY_TEXTS if name in samples)
+        spec = StudySpec(path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,))
         self._studying = True
         self.refresh_bindings()
         self.query_one("#study-status", Static).update(f"starting a study of {label}…")
-        self._study(path, label, sizes, texts)
+        self._study(spec, label)
 
     def action_stop_study(self) -> None:
         self.workers.cancel_group(self, "study")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="study")
-    def _study(self, path: Path, label: str, sizes: list[int], texts: dict[str, str]) -> None:
+    def _study(self, spec: StudySpec, label: str) -> None:
         worker = get_current_worker()
-        try:
-            texts["corpus"] = path.read_text(encoding="utf-8")
-            run = StudyRun(path, sizes, texts, special_tokens=["<|endoftext|>"])
-            posted = 0.0
-            for event in run.events():
-                if worker.is_cancelled:
-                    run.cancel()
-                    self.post_message(self.StudyFailed("study stopped"))
-                    return
+        source = self._source_factory(spec)
+        source.start()
+        throttle = Throttle(1 / POSTS_PER_SECOND)
+        while (batch := source.poll(0.1)) is not None:
+            if worker.is_cancelled:
+                source.cancel()
+                self.post_message(self.StudyFailed("study stopped"))
+                return
+            for event in batch:
                 if isinstance(event, StudyFinished):
                     self.post_message(self.StudyDone(event.study, label))
-                    return
-                now = time.monotonic()
-                if now - posted < 1 / POSTS_PER_SECOND and not isinstance(event, SizeReached):
-                    continue
-                posted = now
-                if isinstance(event, PhaseProgress):
-                    share = f" {event.done / event.total:.0%}" if event.total else ""
-                    line = f"{event.phase}{share}"
+                elif isinstance(event, TrainingFailed):
+                    self.post_message(self.StudyFailed(f"could not run the study: {event.message}"))
                 elif isinstance(event, SizeReached):
                     line = f"reached {event.vocab:,} tokens after {event.seconds:.2f} s"
-                else:
-                    assert isinstance(event, SizeMeasured)
-                    line = f"measuring {event.done} of {event.total} sizes"
-                self.post_message(self.StudyProgressed(line))
-        except (BPEError, OSError, UnicodeDecodeError) as error:
-            self.post_message(self.StudyFailed(f"could not run the study: {error}"))
+                    self.post_message(self.StudyProgressed(line))
+                elif isinstance(event, SizeMeasured):
+                    self.post_message(self.StudyProgressed(f"measured {event.done} of {event.total} sizes"))
+                elif isinstance(event, PhaseProgress) and throttle.ready():
+                    share = f" {event.done / event.total:.0%}" if event.total else ""
+                    self.post_message(self.StudyProgressed(f"{event.phase}{share}"))
 
     # -- results ---------------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from typing import Any
 from core.analysis.compare import VocabOverlap, vocab_overlap
 from core.formats.byte_alphabet import encode_bytes
 from core.model import BPEModel
-from core.train.reading import check_corpus_path, count_pretokens, decode_chunk
+from core.train.reading import count_pretokens, read_text_file
 
 Pair = tuple[bytes, bytes]
 
@@ -315,6 +315,4 @@ def corpus_word_counts(path: str | os.PathLike[str], model: BPEModel) -> Counter
     Raises:
         CorpusError: the file is missing, not a regular file, binary or not UTF-8.
     """
-    checked = check_corpus_path(path)
-    text = decode_chunk(checked.read_bytes(), checked, 0, "strict")
-    return count_pretokens(text, list(model.special_tokens), model.pattern)
+    return count_pretokens(read_text_file(path), list(model.special_tokens), model.pattern)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import threading
 from functools import cache
 
 from textual.widgets import DataTable, Static
 
 from bpe_tui.screens.study import StudyScreen, study_series
+from bpe_tui.study_process import StudySpec
 from bpe_tui.widgets.study_plot import StudyPlot
 from core.analysis.study import Study, StudyFinished, StudyRun
 from core.encode.tokenizer import Tokenizer
@@ -75,3 +77,51 @@ async def test_a_finished_study_fills_table_and_plot() -> None:
         await settle(pilot)
         assert app.screen.query_one("#study-table", DataTable).row_count == 4
         assert "2,000" in str(app.screen.query_one(StudyPlot).render())
+
+
+class SilentSource:
+    """A study that never reports anything until cancelled: stands in for a long run."""
+
+    def __init__(self, spec: StudySpec) -> None:
+        self.spec = spec
+        self.polled = threading.Event()
+        self.cancelled = False
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    def start(self) -> None:
+        pass
+
+    def poll(self, timeout: float) -> list[object] | None:
+        self.polled.set()
+        return None if self.cancelled else []
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+async def test_s_stops_a_running_study() -> None:
+    sources: list[SilentSource] = []
+
+    def factory(spec: StudySpec) -> SilentSource:
+        sources.append(SilentSource(spec))
+        return sources[-1]
+
+    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session_with())
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        for _ in range(10_000):  # wait until the worker polls: the study runs
+            if sources and sources[0].polled.is_set():
+                break
+            await pilot.pause()
+        assert sources and sources[0].polled.is_set(), "the study worker never polled its source"
+        assert sources[0].spec.sizes == (300, 500, 1000, 2000) and sources[0].spec.corpus_path.name == "english.txt"
+        await pilot.press("s")
+        await settle(pilot)
+        assert sources[0].cancelled
+        assert [m.reason for m in seen if isinstance(m, StudyScreen.StudyFailed)] == ["study stopped"]
+        assert str(app.screen.query_one("#study-status", Static).render()) == "study stopped"
