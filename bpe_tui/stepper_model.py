@@ -177,7 +177,9 @@ class ReplaySteps:
 
     def _merge(self, rank: int) -> StepMerge:
         left, right = self.model.merges[rank]
-        return StepMerge(rank, left, right, self.model.merge_count(rank))
+        model = self.model
+        return StepMerge(rank, left, right, model.merge_count(rank), model.merge_runner_up(rank),
+                         model.merge_was_tie(rank) is True)
 
     def step(self, k: int) -> Step:
         """The state after the first ``k`` merges, with the merges around ``k`` and their recorded counts."""

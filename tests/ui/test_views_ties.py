@@ -7,6 +7,7 @@ from textual.widgets import OptionList, Static
 from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.session import LoadedTokenizer
+from bpe_tui.stepper_model import ReplaySteps
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from core.model import BPEModel
 from core.train.events import MergeMade
@@ -70,3 +71,17 @@ async def test_inspector_says_when_ties_are_unknown() -> None:
         listing = app.screen.query_one("#tied-merges", OptionList)
         assert listing.border_title == "ties unknown" and listing.option_count == 1
         assert "records no runner-up counts" in str(listing.get_option_at_index(0).prompt)
+
+
+def test_the_stepper_replays_recorded_runner_ups_and_ties() -> None:
+    model = bilingual_800().model
+    text = "\n".join((SAMPLES / f"{n}.txt").read_text(encoding="utf-8") for n in ("english", "japanese"))
+    first_tie = reference_tie_ranks(text, model.merges[:40])[0]
+    steps = ReplaySteps(model)
+    merge = steps.step(first_tie + 1).merge
+    assert merge is not None and merge.won_tie and merge.runner_up_count == merge.count
+    before = steps.step(first_tie).merge
+    assert before is not None and not before.won_tie and before.runner_up_count < before.count
+    unknown = ReplaySteps(BPEModel(model.vocab, model.merges, model.special_tokens, merge_counts=model.merge_counts))
+    merge = unknown.step(first_tie + 1).merge
+    assert merge is not None and merge.runner_up_count is None and not merge.won_tie
