@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bpe_tui.training_process import BATCH_SECONDS, CHILD_NICENESS, ChildProcess, TrainingFailed, silence_output
+from bpe_tui.training_process import BATCH_SECONDS, CHILD_NICENESS, ChildProcess, failures_sent, silence_output
 from core.analysis.study import StudyRun
 from core.train.events import PhaseProgress
 from core.train.reading import read_text_file
@@ -59,9 +59,7 @@ def _study_main(spec: StudySpec, events: multiprocessing.Queue) -> None:  # prag
         os.nice(CHILD_NICENESS)
     except OSError:
         pass
-    from core.errors import BPEError
-
-    try:
+    with failures_sent(events, doing="the study", smaller="a smaller corpus or fewer sizes"):
         last_sent = time.monotonic()
         for event in study_run(spec).events():
             now = time.monotonic()
@@ -69,14 +67,6 @@ def _study_main(spec: StudySpec, events: multiprocessing.Queue) -> None:  # prag
                 continue  # progress is only ever shown as the latest
             events.put([event])
             last_sent = now
-    except BPEError as error:
-        events.put([TrainingFailed(str(error))])
-    except MemoryError:
-        events.put([TrainingFailed("out of memory; try a smaller corpus or fewer sizes")])
-    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
-        events.put([TrainingFailed(f"the study failed: {type(error).__name__}: {error}")])
-    finally:
-        events.put(None)
 
 
 class StudyProcess(ChildProcess):

@@ -13,13 +13,14 @@ process tree itself, and an ``atexit`` hook does the same for any run still aliv
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import queue as queue_module
 import sys
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -146,6 +147,29 @@ def training_run(spec: TrainingSpec) -> TrainingRun:
     )
 
 
+@contextlib.contextmanager
+def failures_sent(events: multiprocessing.Queue, *, doing: str, smaller: str) -> Iterator[None]:
+    """In a child process: send any error as one ``TrainingFailed`` line, and always end with ``None``.
+
+    Args:
+        events: the queue to the app.
+        doing: what failed, for unexpected errors (``"training"``).
+        smaller: what to try when memory ran out (``"a smaller corpus or vocab size"``).
+    """
+    from core.errors import BPEError
+
+    try:
+        yield
+    except BPEError as error:
+        events.put([TrainingFailed(str(error))])
+    except MemoryError:
+        events.put([TrainingFailed(f"out of memory; try {smaller}")])
+    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
+        events.put([TrainingFailed(f"{doing} failed: {type(error).__name__}: {error}")])
+    finally:
+        events.put(None)
+
+
 def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
     """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
     silence_output()
@@ -155,10 +179,8 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
         os.nice(CHILD_NICENESS)
     except OSError:
         pass
-    from core.errors import BPEError
-
     texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in spec.measure_texts)
-    try:
+    with failures_sent(events, doing="training", smaller="a smaller corpus or vocab size"):
         run = training_run(spec)
         batch: list[SourceEvent] = []
         last_sent = time.monotonic()
@@ -179,14 +201,6 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
                 last_sent = now
         if batch:
             events.put(batch)
-    except BPEError as error:
-        events.put([TrainingFailed(str(error))])
-    except MemoryError:
-        events.put([TrainingFailed("out of memory; try a smaller corpus or vocab size")])
-    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
-        events.put([TrainingFailed(f"training failed: {type(error).__name__}: {error}")])
-    finally:
-        events.put(None)
 
 
 def _ensure_resource_tracker() -> None:
