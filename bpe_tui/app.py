@@ -43,6 +43,7 @@ from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.screens.lenses import LensesScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.screens.stepper import StepperScreen
+from bpe_tui.screens.study import StudyScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.training_process import TrainingSpec
@@ -200,6 +201,7 @@ class BpeTuiApp(App[None]):
             InspectorScreen: lambda: InspectorScreen(session),
             CompareScreen: lambda: CompareScreen(session),
             LensesScreen: lambda: LensesScreen(session),
+            StudyScreen: lambda: StudyScreen(session),
         }
         screen = builders[pane.screen]()
         self._panes[pane.mode] = screen

@@ -17,6 +17,7 @@ from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.screens.lenses import LensesScreen
 from bpe_tui.screens.stepper import StepperScreen
+from bpe_tui.screens.study import StudyScreen
 
 
 @dataclass(frozen=True)
@@ -38,4 +39,5 @@ PANES: tuple[Pane, ...] = (
     Pane("5", "inspector", "Inspector", InspectorScreen, "Inspect a tokenizer"),
     Pane("6", "compare", "Compare", CompareScreen, "Compare tokenizers"),
     Pane("7", "lenses", "Lenses", LensesScreen, "Lessons of tokenisation, live on the active tokenizer"),
+    Pane("8", "study", "Study", StudyScreen, "Compare vocabulary sizes"),
 )

@@ -151,6 +151,7 @@ class LiveSteps:
                 vocab=vocab,
                 merges=[(m.left, m.right) for m in merges],
                 merge_counts=[m.count for m in merges],
+                merge_runner_ups=[m.runner_up_count for m in merges],
             )
             return Step(
                 k=k,
@@ -176,7 +177,9 @@ class ReplaySteps:
 
     def _merge(self, rank: int) -> StepMerge:
         left, right = self.model.merges[rank]
-        return StepMerge(rank, left, right, self.model.merge_count(rank))
+        model = self.model
+        return StepMerge(rank, left, right, model.merge_count(rank), model.merge_runner_up(rank),
+                         model.merge_was_tie(rank) is True)
 
     def step(self, k: int) -> Step:
         """The state after the first ``k`` merges, with the merges around ``k`` and their recorded counts."""

@@ -13,13 +13,14 @@ process tree itself, and an ``atexit`` hook does the same for any run still aliv
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import queue as queue_module
 import sys
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -146,19 +147,40 @@ def training_run(spec: TrainingSpec) -> TrainingRun:
     )
 
 
+@contextlib.contextmanager
+def failures_sent(events: multiprocessing.Queue, *, doing: str, smaller: str) -> Iterator[None]:
+    """In a child process: send any error as one ``TrainingFailed`` line, and always end with ``None``.
+
+    Args:
+        events: the queue to the app.
+        doing: what failed, for unexpected errors (``"training"``).
+        smaller: what to try when memory ran out (``"a smaller corpus or vocab size"``).
+    """
+    from core.errors import BPEError
+
+    try:
+        yield
+    except BPEError as error:
+        events.put([TrainingFailed(str(error))])
+    except MemoryError:
+        events.put([TrainingFailed(f"out of memory; try {smaller}")])
+    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
+        events.put([TrainingFailed(f"{doing} failed: {type(error).__name__}: {error}")])
+    finally:
+        events.put(None)
+
+
 def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child
     """Body of the training process: run, batch events, measure now and then, always end with ``None``."""
-    _silence_output()
+    silence_output()
     try:
         # The trainer and its pool use every core they get; a lower priority keeps the app's keys and
         # redraws prompt when cores are short, at little cost to the run when they are not.
         os.nice(CHILD_NICENESS)
     except OSError:
         pass
-    from core.errors import BPEError
-
     texts = tuple((name, text[:MEASURE_MAX_CHARS]) for name, text in spec.measure_texts)
-    try:
+    with failures_sent(events, doing="training", smaller="a smaller corpus or vocab size"):
         run = training_run(spec)
         batch: list[SourceEvent] = []
         last_sent = time.monotonic()
@@ -179,14 +201,6 @@ def _child_main(spec: TrainingSpec, events: multiprocessing.Queue) -> None:  # p
                 last_sent = now
         if batch:
             events.put(batch)
-    except BPEError as error:
-        events.put([TrainingFailed(str(error))])
-    except MemoryError:
-        events.put([TrainingFailed("out of memory; try a smaller corpus or vocab size")])
-    except Exception as error:  # noqa: BLE001 - anything else still reaches the user as one line
-        events.put([TrainingFailed(f"training failed: {type(error).__name__}: {error}")])
-    finally:
-        events.put(None)
 
 
 def _ensure_resource_tracker() -> None:
@@ -207,7 +221,7 @@ def _ensure_resource_tracker() -> None:
             sys.stderr = saved
 
 
-def _silence_output() -> None:  # pragma: no cover - in child
+def silence_output() -> None:  # pragma: no cover - in child
     """Point the child's stdout and stderr at /dev/null: it shares the app's terminal, and any stray
     warning or traceback printed there would scribble over the UI. Errors travel through the queue."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -216,7 +230,7 @@ def _silence_output() -> None:  # pragma: no cover - in child
     os.close(devnull)
 
 
-_live: weakref.WeakSet[TrainingProcess] = weakref.WeakSet()
+_live: weakref.WeakSet[ChildProcess] = weakref.WeakSet()
 
 
 @atexit.register
@@ -225,19 +239,13 @@ def _cancel_live_runs() -> None:
         process.cancel()
 
 
-class TrainingProcess:
-    """A training run in a child process; implements ``TrainingSource``.
+class ChildProcess:
+    """Long work in a spawned child process that sends lists of events through a queue and ends with
+    ``None``; implements ``TrainingSource``. Subclasses say what the child runs (:meth:`child_main`)."""
 
-    >>> process = TrainingProcess(TrainingSpec(vocab_size=259, text="low low low lower lower newest"))
-    >>> process.start()
-    >>> events = []
-    >>> while (batch := process.poll(5.0)) is not None:
-    ...     events.extend(batch)
-    >>> [e.token for e in events if isinstance(e, MergeMade)]
-    [b'ow', b'low', b' low']
-    """
+    CHILD_NAME = "bpe-tui-child"
 
-    def __init__(self, spec: TrainingSpec, *, context: str = "spawn") -> None:
+    def __init__(self, spec: object, *, context: str = "spawn") -> None:
         self.spec = spec
         self._context = multiprocessing.get_context(context)
         self._queue: multiprocessing.Queue | None = None
@@ -249,6 +257,10 @@ class TrainingProcess:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
+    def child_main(self) -> Callable[..., None]:
+        """The top-level function the child runs with ``(spec, queue)``; it must end by putting ``None``."""
+        raise NotImplementedError
+
     @property
     def cancelled(self) -> bool:
         return self._cancelled
@@ -257,7 +269,7 @@ class TrainingProcess:
         _ensure_resource_tracker()
         self._queue = self._context.Queue()
         self._process = self._context.Process(
-            target=_child_main, args=(self.spec, self._queue), name="bpe-tui-training"
+            target=self.child_main(), args=(self.spec, self._queue), name=self.CHILD_NAME
         )
         self._process.start()
         _live.add(self)
@@ -328,6 +340,28 @@ class TrainingProcess:
             except psutil.Error:
                 pass
         _live.discard(self)
+
+
+class TrainingProcess(ChildProcess):
+    """A training run in a child process; implements ``TrainingSource``.
+
+    >>> process = TrainingProcess(TrainingSpec(vocab_size=259, text="low low low lower lower newest"))
+    >>> process.start()
+    >>> events = []
+    >>> while (batch := process.poll(5.0)) is not None:
+    ...     events.extend(batch)
+    >>> [e.token for e in events if isinstance(e, MergeMade)]
+    [b'ow', b'low', b' low']
+    """
+
+    CHILD_NAME = "bpe-tui-training"
+
+    def __init__(self, spec: TrainingSpec, *, context: str = "spawn") -> None:
+        super().__init__(spec, context=context)
+        self.spec: TrainingSpec = spec
+
+    def child_main(self) -> Callable[..., None]:
+        return _child_main
 
 
 def _still_running(processes: list[psutil.Process], *, timeout: float) -> list[psutil.Process]:

@@ -91,6 +91,7 @@ def stopped_model(spec: TrainingSpec, merges: Sequence[MergeMade]) -> BPEModel:
         merges=[(merge.left, merge.right) for merge in merges],
         special_tokens=list(spec.special_tokens),
         merge_counts=[merge.count for merge in merges],
+        merge_runner_ups=[merge.runner_up_count for merge in merges],
         training=info,
         name=f"{stem}-{len(vocab)}",
     )

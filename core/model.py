@@ -115,6 +115,9 @@ class BPEModel:
         special_tokens: special token strings, each also present in ``vocab`` (as UTF-8 bytes).
         pattern: the pre-tokenisation regex.
         merge_counts: the pair count each merge had when training made it (``None`` where unknown).
+        merge_runner_ups: for each merge, the best count among the other pairs at that moment (``None``
+            where unknown: files saved before bpe-tui recorded it, and every other format). A runner-up
+            equal to the merge's count means the tie rule, not the count, chose the merge.
         training: how it was trained, when known.
         name: a short label for display (usually the file stem).
         fingerprint_verified: for a model loaded from a bpe-tui file, whether its recorded fingerprint was
@@ -128,6 +131,7 @@ class BPEModel:
     special_tokens: list[str] = field(default_factory=list)
     pattern: str = GPT2_PATTERN
     merge_counts: list[int | None] | None = None
+    merge_runner_ups: list[int | None] | None = None
     training: TrainingInfo | None = None
     name: str = ""
     fingerprint_verified: bool | None = field(default=None, compare=False)
@@ -141,3 +145,22 @@ class BPEModel:
         if self.merge_counts is None or rank >= len(self.merge_counts):
             return None
         return self.merge_counts[rank]
+
+    def merge_runner_up(self, rank: int) -> int | None:
+        """The recorded runner-up count of merge ``rank``, or ``None`` when it was not recorded."""
+        if self.merge_runner_ups is None or rank >= len(self.merge_runner_ups):
+            return None
+        return self.merge_runner_ups[rank]
+
+    def merge_was_tie(self, rank: int) -> bool | None:
+        """Whether merge ``rank`` was decided by the tie rule, or ``None`` when the file does not say.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"cd"}
+        >>> model = BPEModel(vocab, [(b"a", b"b"), (b"c", b"d")], merge_counts=[5, 3], merge_runner_ups=[5, 2])
+        >>> model.merge_was_tie(0), model.merge_was_tie(1), BPEModel(vocab, [(b"a", b"b")]).merge_was_tie(0)
+        (True, False, None)
+        """
+        count, runner_up = self.merge_count(rank), self.merge_runner_up(rank)
+        if count is None or runner_up is None:
+            return None
+        return count == runner_up

@@ -1,4 +1,5 @@
-"""Headless subcommands (train, encode, decode, inspect, convert, export, verify, lens): one module each, sharing this dispatcher.
+"""Headless subcommands (train, encode, decode, inspect, convert, export, verify, lens, diff, study): one module each,
+sharing this dispatcher.
 
 Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and exit status 2: a bad
 argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,
@@ -24,7 +25,7 @@ from core.atomic import describe_write_error
 from core.errors import BPEError
 from core.input_files import shown_path
 
-COMMANDS = ("train", "encode", "decode", "inspect", "convert", "export", "verify", "lens")
+COMMANDS = ("train", "encode", "decode", "inspect", "convert", "export", "verify", "lens", "diff", "study")
 """Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args, outputs) -> int``."""
 
 

@@ -1,7 +1,8 @@
 """``bpe-tui inspect``: a one-screen summary of any tokenizer file, as plain text for terminals and scripts.
 
 Shows the detected format, how the vocabulary splits into bytes, merges and special tokens, the
-fingerprint (to tell two files apart at a glance), the longest tokens (escaped, so a token holding a
+fingerprint (to tell two files apart at a glance), how many merges were ties (``--ties`` lists them),
+the longest tokens (escaped, so a token holding a
 control character cannot disturb the terminal) and bytes per token on the bundled samples, which is the
 quickest feel for how well a tokenizer compresses English, Japanese and mixed text.
 """
@@ -20,6 +21,7 @@ from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
+from core.analysis.ties import tied_merges
 from core.analysis.vocab_stats import longest_tokens, vocab_split
 
 FORMAT_LABELS = {
@@ -42,6 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--longest", metavar="N", type=int, default=10,
                         help="how many longest tokens to list (default 10)")
     parser.add_argument("--no-samples", action="store_true", help="skip bytes/token on the bundled samples")
+    parser.add_argument("--ties", action="store_true",
+                        help="list the merges the tie rule decided (their runner-up had the same count)")
 
 
 def _quoted(token: bytes | str) -> str:
@@ -54,7 +58,9 @@ def _shown(text: str) -> str:
     return escape_token(text, glyphs=False)
 
 
-def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True) -> list[str]:
+def summary_lines(
+    model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True, ties: bool = False
+) -> list[str]:
     """The report, line by line (separate from printing so tests and the app can reuse it)."""
     split = vocab_split(model)
     size = f"{model.vocab_size:,} = {split.byte_tokens} bytes + {split.merges:,} merges + {split.specials} special"
@@ -72,6 +78,9 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
         f"fingerprint:    {fingerprint(model)}",
         f"merge counts:   {counts}",
     ]
+    tie_summary = tied_merges(model)
+    lines.append(f"ties:           {tie_summary.describe()}")
+
     if model.training is not None:
         info = model.training
         lines.append(
@@ -83,6 +92,10 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
         lines.append("longest tokens:")
         for token_id, token in longest_tokens(model, longest):
             lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {_quoted(token)}")
+    if ties and tie_summary.tied:
+        lines.append("tied merges (rank, left + right, count):")
+        for merge in tie_summary.tied:
+            lines.append(f"  {merge.rank:>7}  {_quoted(merge.left)} + {_quoted(merge.right)}  {merge.count:,}")
     if samples:
         lines += _sample_lines(model)
     return lines
@@ -113,6 +126,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     path = Path(args.tokenizer)
     model = load_tokenizer(path, merges_path=args.merges)
     lines = [f"file:           {_shown(str(path))}"]
-    lines += summary_lines(model, format_name=detect_format(path), longest=args.longest, samples=not args.no_samples)
+    lines += summary_lines(
+        model, format_name=detect_format(path), longest=args.longest, samples=not args.no_samples, ties=args.ties
+    )
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

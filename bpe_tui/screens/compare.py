@@ -1,4 +1,5 @@
-"""Pane 6, compare: two to four tokenizers on one text, aligned rows, per-script counts and vocabulary overlap.
+"""Pane 6, compare: two to four tokenizers on one text, aligned rows, per-script counts and vocabulary overlap;
+``d`` switches the rows for the Diff view, the structural diff of A and B (where their merges part, and why).
 
 All encoding and set arithmetic runs in one thread worker per comparison, which posts a single
 ``Compared`` message; the handler only hands the results to widgets.
@@ -24,6 +25,8 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.text import display_part, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
+from bpe_tui.widgets.diff_view import DiffView
+from core.analysis.diff import StructuralDiff, structural_diff
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
 
@@ -41,6 +44,8 @@ class Comparison:
     rows: list[tuple[str, list[str]]]
     overlaps: list[tuple[str, str, VocabOverlap]]
     differing: int
+    structural: StructuralDiff | None = None
+    """A against B, with how they split the compared text."""
 
 
 def compare_texts(chosen: list[LoadedTokenizer], text: str) -> Comparison:
@@ -59,7 +64,14 @@ def compare_texts(chosen: list[LoadedTokenizer], text: str) -> Comparison:
         (LETTERS[0], LETTERS[other], vocab_overlap(chosen[0].model, chosen[other].model))
         for other in range(1, len(chosen))
     ]
-    return Comparison(aligned=aligned, rows=rows, overlaps=overlaps, differing=len(diff.differing))
+    encoded = tuple(
+        loaded.tokenizer.decode_tokens_bytes([span.id for span in spans])
+        for loaded, spans in zip(chosen[:2], tokenizations)
+    )
+    structural = structural_diff(chosen[0].model, chosen[1].model, encoded=encoded) if len(chosen) >= 2 else None
+    return Comparison(
+        aligned=aligned, rows=rows, overlaps=overlaps, differing=len(diff.differing), structural=structural
+    )
 
 
 def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
@@ -99,12 +111,16 @@ class CompareScreen(Screen):
         #compare-scroll:focus { border: round $primary; }
         #compare-stats { margin: 0 1; }
         #compare-overlap { width: 100%; height: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        #compare-diff { display: none; }
+        &.-diff #compare-diff { display: block; }
+        &.-diff #compare-view { display: none; }
     }
     """
 
     BINDINGS = [
         Binding("s", "next_sample", "Sample"),
         Binding("t", "pick_tokenizers", "Tokenizers"),
+        Binding("d", "toggle_diff", "Diff"),
         Binding("escape", "focus_rows", "Rows", show=False),
     ]
 
@@ -124,6 +140,9 @@ class CompareScreen(Screen):
     sample: reactive[str] = reactive(DEFAULT_SAMPLE)
     """The bundled sample all tokenizers are run on."""
 
+    diff_shown: reactive[bool] = reactive(False)
+    """Whether the Diff view (A against B) replaces the aligned rows."""
+
     def __init__(self, session: Session) -> None:
         super().__init__()
         self._session = session
@@ -139,6 +158,7 @@ class CompareScreen(Screen):
                 yield Static(id="compare-header", markup=False)
                 with VerticalScroll(id="compare-scroll"):
                     yield CompareView(id="compare-view")
+                    yield DiffView(id="compare-diff")
                 yield ScriptStatsTable(id="compare-stats")
                 yield Static(id="compare-overlap", markup=False)
         yield Footer()
@@ -214,6 +234,7 @@ class CompareScreen(Screen):
         if len(chosen) < 2:
             self.query_one("#compare-scroll").border_subtitle = ""
             self.query_one(CompareView).show(None)
+            self.query_one(DiffView).show(None)
             self.query_one(ScriptStatsTable).show([], [])
             hint = "Choose at least two tokenizers (t, then space)." if len(tokenizers) >= 2 else (
                 "Compare needs two tokenizers: train another in the corpus pane or open a file."
@@ -227,7 +248,8 @@ class CompareScreen(Screen):
         self._compare(key, chosen, compared)
 
     def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
-        parts: list[str | tuple[str, str]] = [("compare", "bold"), f"  {self.sample} sample  "]
+        title = "diff" if self.diff_shown else "compare"
+        parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {self.sample} sample  "]
         for letter, loaded in zip(LETTERS, chosen):
             parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
         self.query_one("#compare-header", Static).update(Content.assemble(*parts))
@@ -251,6 +273,9 @@ class CompareScreen(Screen):
         comparison = message.comparison
         count = len(message.key[0])
         self.query_one(CompareView).show(comparison.aligned)
+        tokenizers = self._session_tokenizers()
+        names = [tokenizers[index].name for index in self._chosen[:2] if index < len(tokenizers)]
+        self.query_one(DiffView).show(comparison.structural, *names)
         self.query_one(ScriptStatsTable).show(list(LETTERS[:count]), comparison.rows)
         scroll = self.query_one("#compare-scroll")
         places = "place" if comparison.differing == 1 else "places"
@@ -274,6 +299,15 @@ class CompareScreen(Screen):
     def watch_sample(self) -> None:
         if self.is_mounted:
             self._request()
+
+    def action_toggle_diff(self) -> None:
+        self.diff_shown = not self.diff_shown
+
+    def watch_diff_shown(self, shown: bool) -> None:
+        self.set_class(shown, "-diff")
+        if self.is_mounted:
+            tokenizers = self._session_tokenizers()
+            self._update_header([tokenizers[index] for index in self._chosen if index < len(tokenizers)])
 
     def action_pick_tokenizers(self) -> None:
         self.query_one("#compare-pick", SelectionList).focus()

@@ -55,6 +55,7 @@ class DashboardScreen(Screen):
         self._measured: SamplesMeasured | None = None
         self._outcome: TrainingRunner.Ended | None = None
         self._longest = b""
+        self._ties = 0
         self._keys: tuple[bool, bool, bool] | None = None
         """What the keys depended on when last drawn: (running, a run to repeat, a tokenizer to save)."""
 
@@ -135,6 +136,7 @@ class DashboardScreen(Screen):
         self._merges_shown = 0
         self._progress = self._measured = self._outcome = None
         self._longest = b""
+        self._ties = 0
         spec = training.spec
         if spec is None:
             return
@@ -148,6 +150,8 @@ class DashboardScreen(Screen):
     def _show_merges(self, merges: list[MergeMade]) -> None:
         self.query_one(MergeTable).append(merges)
         self.query_one(SparklinePanel).add_counts(merge.count for merge in merges)
+        self._ties += sum(merge.won_tie for merge in merges)
+        self.query_one(ProgressPanel).show_ties(self._ties)
         longest = max((merge.token for merge in merges), key=len, default=b"")
         if len(longest) > len(self._longest):
             self._longest = longest

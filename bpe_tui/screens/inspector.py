@@ -1,4 +1,5 @@
-"""Pane 5, the inspector: the active tokenizer's make-up, a searchable vocabulary, its longest tokens, merge trees.
+"""Pane 5, the inspector: the active tokenizer's make-up, a searchable vocabulary, its longest tokens, the
+merges its training decided by a tie, merge trees.
 
 The vocabulary rows (and the merge index behind their rank and parent columns) are built in a thread
 worker, as is every filter, so GPT-2's 50k tokens never hold up the UI; typing in the search box waits for
@@ -28,6 +29,7 @@ from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
 from core.analysis.merge_tree import MergeIndex
+from core.analysis.ties import TiedMerge, Ties, tied_merges
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.analysis.vocab_stats import longest_tokens, vocab_split
 
@@ -60,6 +62,14 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     return Content.assemble(*parts)
 
 
+def tie_entry(merge: TiedMerge) -> Content:
+    """One tied merge: its rank, the pair joined, and the count it shared with the runner-up."""
+    return Content.assemble(
+        (f"#{merge.rank:<6} ", "dim"), escape_token(merge.left), (" + ", "dim"), escape_token(merge.right),
+        (f"  {merge.count:,}", "dim"),
+    )
+
+
 def longest_entry(token_id: int, token: bytes) -> Content:
     """One of the longest tokens (from ``longest_tokens``): byte length, id and the token made safe."""
     return Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), escape_token(token))
@@ -88,6 +98,13 @@ class InspectorScreen(Screen):
             background: $background; text-wrap: nowrap; text-overflow: ellipsis;
         }
         #longest-tokens:focus { border: round $primary; background-tint: $foreground 0%; }
+        #tied-merges {
+            display: none; height: auto; max-height: 10; border: round $primary-muted; padding: 0 1;
+            background: $background; text-wrap: nowrap; text-overflow: ellipsis;
+        }
+        #tied-merges:focus { border: round $primary; background-tint: $foreground 0%; }
+        &.-ties #tied-merges { display: block; }
+        &.-ties #longest-tokens { display: none; }
     }
     """
 
@@ -98,6 +115,7 @@ class InspectorScreen(Screen):
         Binding("escape", "back_to_table", "Table", show=False),
         Binding("t", "focus_tree", "Merge tree"),
         Binding("l", "focus_longest", "Longest", tooltip="The longest tokens; Enter shows one's merge tree"),
+        Binding("i", "focus_ties", "Ties", tooltip="Merges decided by the tie rule; Enter shows one's merge tree"),
     ]
 
     @dataclass
@@ -109,6 +127,7 @@ class InspectorScreen(Screen):
         index: MergeIndex
         digest: str
         longest: list[tuple[int, bytes]]
+        ties: Ties
 
     @dataclass
     class FilterApplied(Message, bubble=False):
@@ -143,11 +162,13 @@ class InspectorScreen(Screen):
             with Vertical(id="inspector-side"):
                 yield MergeTreeView(id="merge-tree")
                 yield OptionList(id="longest-tokens")
+                yield OptionList(id="tied-merges")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#merge-tree").border_title = "merge tree"
         self.query_one("#longest-tokens").border_title = "longest tokens"
+        self.query_one("#tied-merges").border_title = "ties"
         self.query_one("#vocab-table").border_title = "vocabulary"
         self._sync_tokenizer(force=True)
 
@@ -168,10 +189,12 @@ class InspectorScreen(Screen):
             summary.update(Content.styled("No tokenizer yet: train one in the corpus pane or open a file.", "dim"))
             tree.show_nothing("(no tokenizer)")
             self.query_one("#longest-tokens", OptionList).clear_options()
+            self.query_one("#tied-merges", OptionList).clear_options()
             return
         summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
         self.query_one("#longest-tokens", OptionList).clear_options()
+        self.query_one("#tied-merges", OptionList).clear_options()
         self._specials = frozenset(token.encode("utf-8") for token in loaded.model.special_tokens)
         self._build(loaded)
 
@@ -184,11 +207,12 @@ class InspectorScreen(Screen):
             rows = build_rows(loaded.model, index)
             digest = fingerprint(loaded.model)
             longest = longest_tokens(loaded.model, LONGEST)
+            ties = tied_merges(loaded.model)
         except Exception as error:  # noqa: BLE001 - shown as a notification, never a traceback
             self.post_message(self.BuildFailed(f"could not read the vocabulary: {error}"))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.VocabularyBuilt(id(loaded), rows, index, digest, longest))
+            self.post_message(self.VocabularyBuilt(id(loaded), rows, index, digest, longest, ties))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="inspector-filter")
     def _filter(self, key: int, rows: list[VocabRow], query: str) -> None:
@@ -212,6 +236,7 @@ class InspectorScreen(Screen):
             )
         else:
             longest.add_option(Option(Content.styled("(empty vocabulary)", "dim"), disabled=True))
+        self._show_ties(message.ties)
         table = self.query_one(VocabTable)
         table.set_rows(message.rows, self._specials)
         first_merge = next((position for position, row in enumerate(message.rows) if row.rank is not None), None)
@@ -221,6 +246,24 @@ class InspectorScreen(Screen):
         if query:
             self._filter(message.key, self._rows, query)
         self._update_title()
+
+    def _show_ties(self, ties: Ties) -> None:
+        """Fill the ties list: every tied merge (its option id is the merged token's id), or why there are none."""
+        listing = self.query_one("#tied-merges", OptionList)
+        listing.clear_options()
+        listing.border_title = f"ties {len(ties.tied):,} of {ties.recorded:,}" if ties.known else "ties unknown"
+        if not ties.known:
+            listing.add_option(Option(Content.styled(
+                "This file records no runner-up counts (saved before bpe-tui recorded them, or another format).",
+                "dim",
+            ), disabled=True))
+            return
+        if not ties.tied:
+            listing.add_option(Option(Content.styled("(no merge was a tie)", "dim"), disabled=True))
+            return
+        assert self._loaded is not None
+        ids = {token: token_id for token_id, token in self._loaded.model.vocab.items()}
+        listing.add_options(Option(tie_entry(merge), id=str(ids[merge.token])) for merge in ties.tied)
 
     @on(FilterApplied)
     def _show_filtered(self, message: FilterApplied) -> None:
@@ -244,9 +287,9 @@ class InspectorScreen(Screen):
         token = message.row.token
         self.query_one(MergeTreeView).show_node(self._index.tree(token), special=token in self._specials)
 
-    @on(OptionList.OptionSelected, "#longest-tokens")
-    def _longest_chosen(self, message: OptionList.OptionSelected) -> None:
-        """Enter (or a click) on one of the longest tokens: its merge tree, focused to be walked."""
+    @on(OptionList.OptionSelected, "#longest-tokens, #tied-merges")
+    def _side_token_chosen(self, message: OptionList.OptionSelected) -> None:
+        """Enter (or a click) on one of the longest tokens or tied merges: its merge tree, focused to be walked."""
         if self._index is None or self._loaded is None or message.option.id is None:
             return
         token = self._loaded.model.vocab.get(int(message.option.id))
@@ -294,7 +337,15 @@ class InspectorScreen(Screen):
     def action_focus_tree(self) -> None:
         self.query_one(MergeTreeView).focus()
 
+    def action_focus_ties(self) -> None:
+        self.add_class("-ties")
+        ties = self.query_one("#tied-merges", OptionList)
+        if ties.highlighted is None and ties.option_count:
+            ties.highlighted = 0
+        ties.focus()
+
     def action_focus_longest(self) -> None:
+        self.remove_class("-ties")
         longest = self.query_one("#longest-tokens", OptionList)
         if longest.highlighted is None and longest.option_count:
             longest.highlighted = 0  # so Enter right away opens the longest token's tree

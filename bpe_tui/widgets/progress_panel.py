@@ -1,6 +1,6 @@
-"""The dashboard's status block: run, phase, progress bar with percent and ETA, merges/s, RSS, longest token,
-how long the Pile would take to read at this run's rate, and how the run ended (a failure's reason, what a
-stop kept)."""
+"""The dashboard's status block: run, phase, progress bar with percent and ETA, merges/s and how many merges
+were ties, RSS, longest token, how long the Pile would take to read at this run's rate, and how the run
+ended (a failure's reason, what a stop kept)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,8 @@ class ProgressPanel(Vertical):
         self._merge_rate: float | None = None
         self._peak_rss = 0
         self._read_rate: float | None = None
+        self._ties = 0
+        self._rates_tail = ""
 
     def compose(self) -> ComposeResult:
         yield Static("no run yet", id="run", classes="line", markup=False)
@@ -77,6 +79,7 @@ class ProgressPanel(Vertical):
         self.query_one("#outcome", Static).remove_class("-shown", "-failed").update("")
         self.query_one("#estimate", Static).update(training_estimate_line(None))
         self._merges_done, self._merge_rate, self._peak_rss, self._read_rate = 0, None, 0, None
+        self._ties, self._rates_tail = 0, ""
 
     def show_progress(
         self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int,
@@ -94,9 +97,8 @@ class ProgressPanel(Vertical):
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"
-        self.query_one("#rates", Static).update(
-            f"merges {merges_done:,} · {format_rate(self._merge_rate, 'merges')} · RSS {now} (peak {peak})"
-        )
+        self._rates_tail = f" · RSS {now} (peak {peak})"
+        self._draw_rates()
 
     def show_outcome(self, text: str, *, complete: bool, detail: str = "", note: str = "", failed: bool = False) -> None:
         """Show how the run ended: ``detail`` says why in place of the ETA, ``note`` is a line below
@@ -110,14 +112,24 @@ class ProgressPanel(Vertical):
         if complete:
             bar = self.query_one("#bar", ProgressBar)
             bar.update(progress=bar.total or 1)
-        peak = f" · peak RSS {format_bytes(self._peak_rss)}" if self._peak_rss else ""
-        self.query_one("#rates", Static).update(
-            f"merges {self._merges_done:,} · {format_rate(self._merge_rate, 'merges')}{peak}"
-        )
+        self._rates_tail = f" · peak RSS {format_bytes(self._peak_rss)}" if self._peak_rss else ""
+        self._draw_rates()
         outcome = self.query_one("#outcome", Static)
         outcome.update(note)
         outcome.set_class(bool(note), "-shown")
         outcome.set_class(failed, "-failed")
+
+    def show_ties(self, ties: int) -> None:
+        """How many of the merges so far were decided by the tie rule (the runner-up had the same count)."""
+        self._ties = ties
+        if self._rates_tail:  # the rates line is drawn once progress has been shown
+            self._draw_rates()
+
+    def _draw_rates(self) -> None:
+        ties = f" ({self._ties:,} {'tie' if self._ties == 1 else 'ties'})" if self._merges_done else ""
+        self.query_one("#rates", Static).update(
+            f"merges {self._merges_done:,}{ties} · {format_rate(self._merge_rate, 'merges')}{self._rates_tail}"
+        )
 
     def show_longest(self, token: bytes) -> None:
         """The longest token so far, as safe text and as bytes."""

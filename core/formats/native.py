@@ -15,7 +15,10 @@ for text, and one token per line greps well. Layout::
      "tie_rule": ..., "special_tokens": [...], "training": {...} | null,
      "vocab": {"0": "Ā", ..., "256": "Ġt"}, "merges": [["Ġ", "t", 1234], ...]}
 
-where each merge is ``[left, right, count]`` and ``count`` is ``null`` when unknown.
+where each merge is ``[left, right, count]`` and ``count`` is ``null`` when unknown, or
+``[left, right, count, runner_up]`` when the run recorded the best count among the other pairs at that
+merge (a runner-up equal to the count is a tie). Files written before runner-ups were recorded have three
+elements and still load: their ties are then unknown.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def to_text(model: BPEModel) -> str:
         return json.dumps(value, ensure_ascii=False)
 
     counts = model.merge_counts or [None] * len(model.merges)
+    runner_ups = model.merge_runner_ups
     header = {
         "format": FORMAT_NAME,
         "version": VERSION,
@@ -68,8 +72,9 @@ def to_text(model: BPEModel) -> str:
     vocab = [f'    "{token_id}": {dump(encode_bytes(token))}' for token_id, token in sorted(model.vocab.items())]
     lines += ['  "vocab": {', ",\n".join(vocab), "  },"] if vocab else ['  "vocab": {},']
     merges = [
-        f"    [{dump(encode_bytes(left))}, {dump(encode_bytes(right))}, {dump(count)}]"
-        for (left, right), count in zip(model.merges, counts, strict=True)
+        f"    [{dump(encode_bytes(left))}, {dump(encode_bytes(right))}, {dump(count)}"
+        + (f", {dump(runner_ups[rank])}]" if runner_ups is not None else "]")
+        for rank, ((left, right), count) in enumerate(zip(model.merges, counts, strict=True))
     ]
     lines += ['  "merges": [', ",\n".join(merges), "  ]"] if merges else ['  "merges": []']
     lines.append("}")
@@ -114,7 +119,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         _expect(key in data, path, f"no '{key}'; the file is incomplete")
     raw_vocab, raw_merges = data["vocab"], data["merges"]
     _expect(isinstance(raw_vocab, dict), path, "'vocab' must be an object of id -> token")
-    _expect(isinstance(raw_merges, list), path, "'merges' must be an array of [left, right, count]")
+    _expect(isinstance(raw_merges, list), path, "'merges' must be an array of [left, right, count(, runner-up)]")
 
     vocab: dict[int, bytes] = {}
     longest = len(str(len(raw_vocab) + ID_SLACK))
@@ -128,14 +133,19 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
 
     merges: list[tuple[bytes, bytes]] = []
     counts: list[int | None] = []
+    runner_ups: list[int | None] = []
     for rank, entry in enumerate(raw_merges):
         where = f"merges[{rank}]"
-        _expect(isinstance(entry, list) and len(entry) in (2, 3), path, f"{where} must be [left, right, count]")
+        _expect(isinstance(entry, list) and len(entry) in (2, 3, 4), path,
+                f"{where} must be [left, right, count] or [left, right, count, runner-up]")
         merges.append((_token(entry[0], path, where), _token(entry[1], path, where)))
-        count = entry[2] if len(entry) == 3 else None
-        _expect(count is None or (type(count) is int and 0 <= count < 1 << 63), path,
-                f"{where}: count must be a whole number from 0 below 2**63, or null, got {count!r:.40}")
+        count = entry[2] if len(entry) >= 3 else None
+        runner_up = entry[3] if len(entry) == 4 else None
+        for what, value in (("count", count), ("runner-up", runner_up)):
+            _expect(value is None or (type(value) is int and 0 <= value < 1 << 63), path,
+                    f"{where}: {what} must be a whole number from 0 below 2**63, or null, got {value!r:.40}")
         counts.append(count)
+        runner_ups.append(runner_up)
 
     specials = data.get("special_tokens", [])
     _expect(isinstance(specials, list) and all(isinstance(s, str) for s in specials), path,
@@ -154,6 +164,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         merge_counts=counts if any(c is not None for c in counts) else None,
         training=training,
     )
+    if any(r is not None for r in runner_ups):
+        model = dataclasses.replace(model, merge_runner_ups=runner_ups)
     name = data.get("name", "")
     _expect(isinstance(name, str), path, f"'name' must be a string, got {name!r:.40}")
     utf8(name, path, "'name'")  # saved again, it must be encodable

@@ -63,6 +63,16 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
         ) from None
 
 
+def read_text_file(path: str | os.PathLike[str]) -> str:
+    """A whole UTF-8 text file, with the corpus checks: a regular file, no NUL byte, valid UTF-8.
+
+    Raises:
+        CorpusError: one line naming the file and the problem (and the byte offset where it is).
+    """
+    checked = check_corpus_path(path)
+    return decode_chunk(checked.read_bytes(), checked, 0, "strict")
+
+
 def count_pretokens(text: str, special_tokens: list[str], pattern: str, counts: Counter[str] | None = None) -> Counter[str]:
     """Count the pre-tokens of ``text``, documents split at special tokens (adding to ``counts`` if given).
 

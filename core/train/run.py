@@ -149,6 +149,7 @@ class TrainingRun:
             self.vocab[256 + offset] = token.encode("utf-8")
         self.merges: list[tuple[bytes, bytes]] = []
         self.merge_counts: list[int] = []
+        self.merge_runner_ups: list[int] = []
         self._merger: PairMerger | None = None
 
     @classmethod
@@ -186,6 +187,7 @@ class TrainingRun:
             special_tokens=list(self.special_tokens),
             pattern=self.pattern,
             merge_counts=list(self.merge_counts),
+            merge_runner_ups=list(self.merge_runner_ups),
             training=info,
             name=f"{name}-{len(self.vocab)}",
         )
@@ -305,6 +307,7 @@ class TrainingRun:
         # Names bound once: this loop runs once per merge, tens of thousands of times.
         cancelled, pop_best, apply = self._cancelled.is_set, merger.pop_best, merger.apply
         vocab, merges, merge_counts, min_frequency = self.vocab, self.merges, self.merge_counts, self.min_frequency
+        runner_ups = self.merge_runner_ups
         for _ in range(target):
             if cancelled():
                 return None
@@ -319,6 +322,7 @@ class TrainingRun:
             apply(pair, new_id)  # adds new_id to vocab
             merges.append((left, right))
             merge_counts.append(count)
+            runner_ups.append(runner_up)
             yield MergeMade(len(merges) - 1, left, right, new_id, count, runner_up, runner_up == count)
         if self.max_merges is not None and len(self.merges) >= self.max_merges:
             return StopReason.MAX_MERGES

@@ -44,7 +44,7 @@ def test_a_hostile_corpus_name_is_escaped_everywhere_it_is_shown(
     shown += [out, err]
     code, out, err = run_here(capsys, "inspect", tok, "--no-samples")  # name and "trained on" come from the file
     assert code == 0, err
-    assert len(out.splitlines()) == 9 + 1 + 10  # the file and eight fields, the heading, ten tokens: no more
+    assert len(out.splitlines()) == 10 + 1 + 10  # the file and nine fields, the heading, ten tokens: no more
     shown += [out, err]
     code, out, err = run_here(capsys, "convert", tok, tmp_path / f"gpt2{NASTY[what]}", "--to", "gpt2")
     assert code == 0, err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.ui.app_harness import SIZE, make_app, ready
+from tests.ui.app_harness import SIZE, after_keys, make_app, ready
 from tests.ui.views_harness import bilingual_800, english_500, japanese_600, session_with
 
 
@@ -21,3 +21,8 @@ def test_compare_three_tokenizers_at_80x24(snap_compare) -> None:
 
     app = make_app(session=session_with(english_500(), bilingual_800(), japanese_600()), start_mode="compare")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_compare_diff_view(snap_compare) -> None:
+    app = make_app(session=session_with(english_500(), bilingual_800()), start_mode="compare")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_keys("d"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.ui.app_harness import SIZE, make_app, ready
+from tests.ui.app_harness import SIZE, after_keys, make_app, ready
 from tests.ui.views_harness import bilingual_800, session_with
 
 
@@ -30,3 +30,7 @@ def test_inspector_search_hex_then_longest_match(snap_compare) -> None:
 
 def test_inspector_at_80x24(snap_compare) -> None:
     assert snap_compare(inspector_app(), terminal_size=(80, 24), run_before=ready)
+
+
+def test_inspector_ties(snap_compare) -> None:
+    assert snap_compare(inspector_app(), terminal_size=SIZE, run_before=after_keys("i"))

@@ -6,6 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Label, Static
 
 from bpe_tui.training_process import TrainingFailed
+from core.train.events import MergeMade
 from bpe_tui.widgets.progress_panel import ProgressPanel
 from tests.ui.app_harness import (
     CORPUS_ROOT,
@@ -67,7 +68,9 @@ async def test_a_failed_run_shows_its_reason_in_the_pane() -> None:
         assert text_of(dashboard, "#outcome") == "failed: out of memory; try a smaller corpus or vocab size"
         assert dashboard.query_one("#outcome").display
         rates = text_of(dashboard, "#rates")
-        assert rates.startswith("merges 5 ·") and "RSS 0 B" not in rates and "RSS —" not in rates
+        ties = sum(event.won_tie for event in first if isinstance(event, MergeMade))
+        assert rates.startswith(f"merges 5 ({ties} {'tie' if ties == 1 else 'ties'}) ·")
+        assert "RSS 0 B" not in rates and "RSS —" not in rates
         assert text_of(dashboard, "#bpt") == "not measured: the run failed before a measurement"
 
 

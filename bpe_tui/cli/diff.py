@@ -1,0 +1,52 @@
+"""``bpe-tui diff``: the structural diff of two tokenizer files, of any formats, as text or JSON.
+
+Reports the shared merge prefix, the first divergent merge and whether it was a tie (recounted on
+``--corpus`` when given, else from recorded counts), vocabulary overlap by token bytes, ids that moved,
+and, with ``--text``, how the two tokenizers split that text. Writes no files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.outputs import Outputs
+from bpe_tui.diff_report import report_lines
+from core.analysis.diff import corpus_word_counts, structural_diff
+from core.encode.tokenizer import Tokenizer
+from core.formats import load_tokenizer
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "diff",
+        help="where two tokenizers' merges part, and why",
+        description="Compare two tokenizers of any formats by token bytes: the shared merge prefix, the first "
+        "divergent merge and whether it was a tie, vocabulary overlap, ids that moved, and how a text encodes.",
+    )
+    parser.add_argument("a", metavar="A", type=path_text, help="first tokenizer file (any format) or its folder")
+    parser.add_argument("b", metavar="B", type=path_text, help="second tokenizer file (any format) or its folder")
+    parser.add_argument("--corpus", metavar="FILE", type=path_text,
+                        help="recount the pairs at the first divergence on this UTF-8 corpus (split as A splits)")
+    parser.add_argument("--text", metavar="S", help="also compare how A and B encode this text")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def run(args: argparse.Namespace, outputs: Outputs) -> int:
+    """Load both tokenizers (and the corpus), diff them and print the report (writes no files)."""
+    a = load_tokenizer(Path(args.a))
+    b = load_tokenizer(Path(args.b))
+    word_counts = corpus_word_counts(args.corpus, a) if args.corpus is not None else None
+    encoded = None
+    if args.text is not None:
+        tokenizers = (Tokenizer.from_model(a), Tokenizer.from_model(b))
+        encoded = tuple(t.decode_tokens_bytes(t.encode(args.text, allowed_special="all")) for t in tokenizers)
+    diff = structural_diff(a, b, word_counts=word_counts, encoded=encoded)
+    if args.json:
+        sys.stdout.write(json.dumps(diff.to_json()) + "\n")
+    else:
+        sys.stdout.write("\n".join(report_lines(diff)) + "\n")
+    return 0

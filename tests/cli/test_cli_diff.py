@@ -1,0 +1,76 @@
+"""``bpe-tui diff``: the report and ``--json`` for a bpe-tui file against one trained by HF tokenizers, and
+one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.cli.cli_cases import assert_one_line_error, run_cli
+from tests.core.analysis.test_diff import CORPUS, hf_trained, ours_trained
+
+from bpe_tui.__main__ import main
+from core import reference
+from core.formats import save_tokenizer
+from core.formats.byte_alphabet import decode_bytes
+
+
+def diff(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main(["diff", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("diff")
+    ours = save_tokenizer(ours_trained(CORPUS, 500), folder / "ours.json", format="bpe-tui")[0]
+    return ours, hf_trained(CORPUS, 500, folder)
+
+
+def test_json_names_the_first_divergence_and_its_tie(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ours, hf = files
+    code, out, err = diff(capsys, ours, hf, "--corpus", CORPUS, "--json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    merges_ours = [tuple(decode_bytes(part) for part in entry[:2]) for entry in json.loads(ours.read_text())["merges"]]
+    merges_hf = [
+        tuple(map(decode_bytes, m.split(" ") if isinstance(m, str) else m))
+        for m in json.loads(hf.read_text())["model"]["merges"]
+    ]
+    rank = data["shared_prefix"]
+    assert merges_ours[:rank] == merges_hf[:rank] and merges_ours[rank] != merges_hf[rank]
+    divergence = data["first_divergence"]
+    assert divergence["rank"] == rank
+    assert tuple(map(decode_bytes, divergence["a"])) == merges_ours[rank]
+    assert tuple(map(decode_bytes, divergence["b"])) == merges_hf[rank]
+    words = reference.count_words(CORPUS.read_text(encoding="utf-8"))
+    for pair in merges_ours[:rank]:
+        words = reference.merge_words(words, pair)
+    pairs = reference.count_pairs(words)
+    assert divergence["tie"] is (pairs[merges_ours[rank]] == pairs[merges_hf[rank]]) is True
+    vocab_ours = set(map(decode_bytes, json.loads(ours.read_text())["vocab"].values()))
+    vocab_hf = set(map(decode_bytes, json.loads(hf.read_text())["model"]["vocab"]))
+    assert data["overlap"] == {
+        "both": len(vocab_ours & vocab_hf), "only_a": len(vocab_ours - vocab_hf), "only_b": len(vocab_hf - vocab_ours)
+    }
+
+
+def test_text_report(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    ours, hf = files
+    code, out, err = diff(capsys, ours, hf, "--text", "The keeper climbed the stairs.")
+    assert (code, err) == (0, "")
+    assert "first divergence: merge" in out and "a tie (from A's recorded runner-up count)" in out
+    assert "text:            A " in out
+
+
+@pytest.mark.parametrize("which", ["corpus", "tokenizer"])
+def test_missing_input_is_one_line(files: tuple[Path, Path], tmp_path: Path, which: str) -> None:
+    ours, hf = files
+    missing = tmp_path / "nope.txt"
+    args = [ours, hf, "--corpus", missing] if which == "corpus" else [ours, missing]
+    result = run_cli("diff", *args, cwd=tmp_path)
+    assert_one_line_error(result, "bpe-tui diff: error:", "nope.txt")

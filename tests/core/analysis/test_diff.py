@@ -1,0 +1,152 @@
+"""The structural diff: against a tokenizer trained by Hugging Face ``tokenizers`` on the same corpus, GPT-2's
+files, a rank file and hand-checked toys; tie verdicts are checked by recounting with ``core.reference``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.data_paths import GPT2_VOCAB, SAMPLES
+
+from core import reference
+from core.analysis.diff import encoding_diff, pair_counts_after, shared_prefix, structural_diff
+from core.formats import load_tokenizer, save_tokenizer
+from core.formats.byte_alphabet import decode_bytes
+from core.model import BPEModel
+from core.train.reading import count_pretokens
+from core.train.run import TrainingRun
+
+CORPUS = SAMPLES / "english.txt"
+VOCAB_SIZE = 600
+
+
+def hf_trained(corpus: Path, vocab_size: int, folder: Path) -> Path:
+    """A byte-level BPE trained by HF tokenizers (GPT-2 split, no prefix space, all 256 bytes), saved as JSON."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    tokenizer = tokenizers.Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tokenizer.train([str(corpus)], trainer)
+    path = folder / "tokenizer.json"
+    tokenizer.save(str(path))
+    return path
+
+
+def ours_trained(corpus: Path, vocab_size: int) -> BPEModel:
+    run = TrainingRun(corpus, vocab_size, [], workers=1)
+    for _ in run.events():
+        pass
+    return run.result()
+
+
+def reference_pair_counts(text: str, merges: list[tuple[bytes, bytes]]) -> dict[tuple[bytes, bytes], int]:
+    """Pair counts after ``merges``, by the plain reference: merge every word, one merge at a time, recount."""
+    words = reference.count_words(text)
+    for pair in merges:
+        words = reference.merge_words(words, pair)
+    return reference.count_pairs(words)
+
+
+@pytest.fixture(scope="module")
+def ours_and_hf(tmp_path_factory: pytest.TempPathFactory) -> tuple[BPEModel, BPEModel]:
+    folder = tmp_path_factory.mktemp("hf")
+    return ours_trained(CORPUS, VOCAB_SIZE), load_tokenizer(hf_trained(CORPUS, VOCAB_SIZE, folder))
+
+
+def test_hf_trained_tokenizer_first_diverges_at_a_tie(ours_and_hf: tuple[BPEModel, BPEModel]) -> None:
+    ours, hf = ours_and_hf
+    text = CORPUS.read_text(encoding="utf-8")
+    diff = structural_diff(ours, hf, word_counts=count_pretokens(text, [], ours.pattern))
+    divergence = diff.first_divergence
+    assert divergence is not None and divergence.rank == diff.shared_prefix
+    assert 0 < diff.shared_prefix < len(ours.merges)
+    assert ours.merges[: diff.shared_prefix] == hf.merges[: diff.shared_prefix]
+    assert divergence.a == ours.merges[divergence.rank] != divergence.b == hf.merges[divergence.rank]
+    counts = reference_pair_counts(text, ours.merges[: diff.shared_prefix])
+    best = max(counts.values())
+    assert counts[divergence.a] == counts[divergence.b] == best  # both were the most frequent pair: a tie
+    assert (divergence.tie, divergence.source) == (True, "corpus")
+    assert divergence.count_a == divergence.count_b == best
+
+
+def test_without_a_corpus_the_runner_up_recorded_by_training_tells_the_tie(
+    ours_and_hf: tuple[BPEModel, BPEModel]
+) -> None:
+    ours, hf = ours_and_hf
+    divergence = structural_diff(ours, hf).first_divergence
+    assert divergence is not None and (divergence.tie, divergence.source) == (True, "runner-up")
+    reversed_divergence = structural_diff(hf, ours).first_divergence
+    assert reversed_divergence is not None
+    assert (reversed_divergence.tie, reversed_divergence.source) == (None, "unknown")  # HF records no counts
+
+
+def test_overlap_and_moved_ids_are_by_token_bytes(ours_and_hf: tuple[BPEModel, BPEModel]) -> None:
+    ours, hf = ours_and_hf
+    diff = structural_diff(ours, hf)
+    tokens_ours, tokens_hf = set(ours.vocab.values()), set(hf.vocab.values())
+    assert (diff.overlap.shared, diff.overlap.only_a, diff.overlap.only_b) == (
+        len(tokens_ours & tokens_hf), len(tokens_ours - tokens_hf), len(tokens_hf - tokens_ours)
+    )
+    ids_hf = {token: token_id for token_id, token in hf.vocab.items()}
+    assert diff.moved.count == sum(1 for i, t in ours.vocab.items() if t in ids_hf and ids_hf[t] != i)
+
+
+def test_moved_ids_against_gpt2_files() -> None:
+    ours = ours_trained(CORPUS, 300)
+    gpt2 = load_tokenizer(GPT2_VOCAB)
+    diff = structural_diff(ours, gpt2)
+    ids_gpt2 = {decode_bytes(text): token_id for text, token_id in json.loads(GPT2_VOCAB.read_text("utf-8")).items()}
+    token, id_ours, id_gpt2 = diff.moved.examples[0]
+    assert (token, id_ours, id_gpt2) == (b"\x00", 0, ids_gpt2[b"\x00"])  # GPT-2 numbers printable bytes first
+    assert diff.shared_prefix == shared_prefix(ours.merges, gpt2.merges) < 5
+
+
+def test_a_rank_file_of_the_same_tokenizer_does_not_diverge(tmp_path: Path) -> None:
+    ours = ours_trained(CORPUS, 400)
+    rank_file = save_tokenizer(ours, tmp_path / "t.tiktoken", format="tiktoken")[0]
+    diff = structural_diff(ours, load_tokenizer(rank_file))
+    assert diff.shared_prefix == len(ours.merges) and diff.first_divergence is None
+    assert (diff.overlap.only_a, diff.overlap.only_b, diff.moved.count) == (0, 0, 0)
+
+
+def test_toy_divergence_that_is_not_a_tie() -> None:
+    # "low" x3 and "lower" x2: after (l, o) the pair (lo, w) counts 5 and (w, e) counts 2.
+    base = {i: bytes([i]) for i in range(256)}
+    a = BPEModel(base | {256: b"lo", 257: b"low"}, [(b"l", b"o"), (b"lo", b"w")])
+    b = BPEModel(base | {256: b"lo", 257: b"we"}, [(b"l", b"o"), (b"w", b"e")])
+    diff = structural_diff(a, b, word_counts={"low": 3, "lower": 2})
+    divergence = diff.first_divergence
+    assert diff.shared_prefix == 1
+    assert divergence is not None and (divergence.tie, divergence.count_a, divergence.count_b) == (False, 5, 2)
+    assert (diff.overlap.shared, diff.overlap.only_a, diff.overlap.only_b) == (257, 1, 1)
+
+
+def test_one_merge_list_a_prefix_of_the_other() -> None:
+    base = {i: bytes([i]) for i in range(256)}
+    a = BPEModel(base | {256: b"lo"}, [(b"l", b"o")])
+    b = BPEModel(base | {256: b"lo", 257: b"low"}, [(b"l", b"o"), (b"lo", b"w")])
+    divergence = structural_diff(a, b, word_counts={"low": 1}).first_divergence
+    assert divergence is not None and (divergence.rank, divergence.a, divergence.b, divergence.tie) == (
+        1, None, (b"lo", b"w"), None
+    )
+    assert structural_diff(a, a).first_divergence is None
+
+
+def test_pair_counts_after_equal_the_reference_on_a_real_corpus() -> None:
+    text = (SAMPLES / "mixed.txt").read_text(encoding="utf-8")
+    merges = ours_trained(SAMPLES / "mixed.txt", 330).merges
+    for prefix in (0, 17, len(merges)):
+        assert pair_counts_after(count_pretokens(text, [], reference.GPT2_PATTERN), merges[:prefix]) == (
+            reference_pair_counts(text, merges[:prefix])
+        )
+
+
+def test_encoding_diff_of_equal_and_different_splits() -> None:
+    assert encoding_diff([b"a", b"b"], [b"a", b"b"]).same
+    shorter = encoding_diff([b"ab"], [b"a", b"b"])
+    assert (shorter.same, shorter.first_difference, shorter.cuts_only_a, shorter.cuts_only_b) == (False, 0, 0, 1)

@@ -1,0 +1,127 @@
+"""The Study pane (8): ``r`` runs a study in a worker on the chosen corpus; the table and the plot show it."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from functools import cache
+
+from textual.widgets import DataTable, Static
+
+from bpe_tui.screens.study import StudyScreen, study_series
+from bpe_tui.study_process import StudySpec
+from bpe_tui.widgets.study_plot import StudyPlot
+from core.analysis.study import Study, StudyFinished, StudyRun
+from core.encode.tokenizer import Tokenizer
+from core.train.run import TrainingRun
+from tests.ui.app_harness import SAMPLES, SIZE, settle
+from tests.ui.views_harness import ViewsApp, session_with
+
+
+@cache
+def fixed_study() -> Study:
+    """A real study of the English sample, timed by a clock that ticks once a call (so pictures are stable)."""
+    ticks = itertools.count()
+    texts = {name: (SAMPLES / f"{name}.txt").read_text(encoding="utf-8") for name in ("english", "japanese")}
+    run = StudyRun(SAMPLES / "english.txt", [300, 500, 1000, 2000], {"corpus": texts["english"], **texts},
+                   special_tokens=["<|endoftext|>"], workers=1, clock=lambda: next(ticks) / 100)
+    events = list(run.events())
+    assert isinstance(events[-1], StudyFinished)
+    return events[-1].study
+
+
+async def test_r_runs_a_study_whose_rows_equal_separately_trained_tokenizers() -> None:
+    app = ViewsApp(StudyScreen, session_with())
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"300,400", "enter")
+        await settle(pilot)
+        done = [m for m in seen if isinstance(m, StudyScreen.StudyDone)]
+        assert len(done) == 1
+        study = done[0].study
+        assert [size.vocab for size in study.sizes] == [300, 400]
+        japanese = (SAMPLES / "japanese.txt").read_text(encoding="utf-8")
+        for size in study.sizes:
+            run = TrainingRun(SAMPLES / "english.txt", size.vocab, ["<|endoftext|>"], workers=1)
+            for _ in run.events():
+                pass
+            assert size.tokens["japanese"] == len(Tokenizer.from_model(run.result()).encode(japanese))
+        table = app.screen.query_one("#study-table", DataTable)
+        assert table.row_count == 2 and str(table.get_row_at(1)[0]) == "400"
+        assert str(app.screen.query_one("#study-status", Static).render()).startswith("2 sizes of english sample")
+
+
+async def test_bad_sizes_say_so_and_run_nothing() -> None:
+    app = ViewsApp(StudyScreen, session_with())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"300,x", "enter")
+        await settle(pilot)
+        assert not list(app.workers) or all(w.group != "study" for w in app.workers)
+        assert any("not a whole number" in n.message for n in app._notifications)
+
+
+def test_plot_series_are_bytes_per_token_by_size() -> None:
+    study = fixed_study()
+    series = study_series(study)
+    assert [line.name for line in series] == ["corpus", "english", "japanese"]
+    assert series[2].points == tuple((size.vocab, size.bytes_per_token["japanese"]) for size in study.sizes)
+
+
+async def test_a_finished_study_fills_table_and_plot() -> None:
+    app = ViewsApp(StudyScreen, session_with())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.post_message(StudyScreen.StudyDone(fixed_study(), "english sample"))
+        await settle(pilot)
+        assert app.screen.query_one("#study-table", DataTable).row_count == 4
+        assert "2,000" in str(app.screen.query_one(StudyPlot).render())
+
+
+class SilentSource:
+    """A study that never reports anything until cancelled: stands in for a long run."""
+
+    def __init__(self, spec: StudySpec) -> None:
+        self.spec = spec
+        self.polled = threading.Event()
+        self.cancelled = False
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    def start(self) -> None:
+        pass
+
+    def poll(self, timeout: float) -> list[object] | None:
+        self.polled.set()
+        return None if self.cancelled else []
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+async def test_s_stops_a_running_study() -> None:
+    sources: list[SilentSource] = []
+
+    def factory(spec: StudySpec) -> SilentSource:
+        sources.append(SilentSource(spec))
+        return sources[-1]
+
+    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session_with())
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        for _ in range(10_000):  # wait until the worker polls: the study runs
+            if sources and sources[0].polled.is_set():
+                break
+            await pilot.pause()
+        assert sources and sources[0].polled.is_set(), "the study worker never polled its source"
+        assert sources[0].spec.sizes == (300, 500, 1000, 2000) and sources[0].spec.corpus_path.name == "english.txt"
+        await pilot.press("s")
+        await settle(pilot)
+        assert sources[0].cancelled
+        assert [m.reason for m in seen if isinstance(m, StudyScreen.StudyFailed)] == ["study stopped"]
+        assert str(app.screen.query_one("#study-status", Static).render()) == "study stopped"
