@@ -28,8 +28,10 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, not_
+from operator import add, itemgetter, lshift, not_, or_
 from typing import Any
+
+from core.encode.whole_tokens import WholeTokens
 
 NO_RANK = 1 << 62
 """The rank of a pair that never merges: larger than any real rank, so ``min`` skips it."""
@@ -197,6 +199,8 @@ class MergeEngine:
         pair_ranks: ``(left id, right id) -> rank`` for every merge.
         merged_ids: ``merged_ids[rank]`` is the id of the token merge ``rank`` makes.
         token_bytes: id -> token bytes, for re-encoding windows of tokens.
+        token_ids: bytes -> id (the lowest id where bytes repeat); when given, a pre-token whose bytes are
+            a token that is its own encoding (:mod:`core.encode.whole_tokens`) skips the merge loop.
     """
 
     def __init__(
@@ -205,14 +209,17 @@ class MergeEngine:
         pair_ranks: dict[tuple[int, int], int],
         merged_ids: Sequence[int],
         token_bytes: Mapping[int, bytes],
+        token_ids: Mapping[bytes, int] | None = None,
     ) -> None:
         self._byte_ids = list(byte_ids)
+        self._token_ids = token_ids if token_ids is not None else {}
+        self._whole = WholeTokens(self._byte_ids, pair_ranks, merged_ids)
         self._identity = self._byte_ids == list(range(256))
         self._pair_ranks = pair_ranks
         self._merged_ids = merged_ids
         self._token_bytes = token_bytes
         self._byte_pair_flags: bytearray | None = None
-        self._units = BoundedMemo(lambda unit: tuple(self.merge_bytes(unit.encode("utf-8"))))
+        self._units = BoundedMemo(lambda unit: self._bytes_tokens(unit.encode("utf-8")))
         self._pairs = BoundedMemo(self._pair_is_final, limit=CACHE_LIMIT * 4)
         # (unit, unit) or "two characters" -> whether the seam between their encodings is final.
         self._seams = _SeamVerdicts(self._units, self._pairs, CACHE_LIMIT * 8)
@@ -235,20 +242,30 @@ class MergeEngine:
             return merge_small(ids, self._pair_ranks, self._merged_ids)
         return merge_heap(ids, self._pair_ranks, self._merged_ids)
 
+    def _bytes_tokens(self, data: bytes) -> tuple[int, ...]:
+        """:meth:`merge_bytes` as a tuple, with one lookup when ``data`` is a whole token."""
+        token = self._token_ids.get(data)
+        if token is not None and self._whole.is_whole(token):
+            return (token,)
+        return tuple(self.merge_bytes(data))
+
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The BPE encoding of one pre-token.
 
         >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).encode_piece("hi")
         (256,)
         """
-        if piece.isascii():
+        data = piece.encode("utf-8")  # a surrogate raises here, as the tokenizer expects
+        token = self._token_ids.get(data)
+        if token is not None and self._whole.is_whole(token):
+            return (token,)
+        if len(data) == len(piece):  # ASCII
             if len(piece) <= SHORT_PIECE:
-                return tuple(self.merge_bytes(piece.encode("ascii")))
+                return tuple(self.merge_bytes(data))
             units = [unit for unit, _ in _UNITS.findall(piece)]
         elif len(piece) == 1:
             return self._units[piece]
         else:
-            data = piece.encode("utf-8")
             if len(data) <= SHORT_PIECE and len(data) < 2.5 * len(piece):  # mostly ASCII: few seams hold
                 return tuple(self.merge_bytes(data))
             if len(piece) <= 256 and self._char_tokens is not None:
@@ -350,16 +367,19 @@ class MergeEngine:
         (plus the inside of an operand that no merge made, which ordinary vocabularies never have).
         """
         if self._byte_pair_flags is None:
+            # Built with C-level maps (English text with one curly quote needs it, inside a cold encode).
             flags = bytearray(1 << 16)
-            token_bytes = self._token_bytes
-            made = set(self._merged_ids)  # a set, not a table by id: ids may be sparse and huge
-            for left_id, right_id in self._pair_ranks:
-                left, right = token_bytes[left_id], token_bytes[right_id]
-                flags[left[-1] << 8 | right[0]] = 1
-                for operand_id, operand in ((left_id, left), (right_id, right)):
-                    if len(operand) > 1 and operand_id not in made:
-                        for first, second in zip(operand, operand[1:]):
-                            flags[first << 8 | second] = 1
+            token_bytes = self._token_bytes.__getitem__
+            pairs = list(self._pair_ranks)
+            last_bytes = map(itemgetter(-1), map(token_bytes, map(itemgetter(0), pairs)))
+            first_bytes = map(itemgetter(0), map(token_bytes, map(itemgetter(1), pairs)))
+            for junction in set(map(or_, map(lshift, last_bytes, repeat(8)), first_bytes)):
+                flags[junction] = 1
+            # a set, not a table by id: ids may be sparse and huge
+            for operand_id in set(chain.from_iterable(pairs)).difference(self._merged_ids):
+                operand = token_bytes(operand_id)
+                for first, second in zip(operand, operand[1:]):
+                    flags[first << 8 | second] = 1
             self._byte_pair_flags = flags
         return self._byte_pair_flags
 

@@ -10,26 +10,16 @@ in memory at once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 
-from core.encode.piece_merge import BoundedMemo, MergeEngine
-
-PIECE_CACHE_LIMIT = 1 << 14
-"""Pre-tokens remembered (only those of up to 64 bytes) before the cache is cleared; bounds memory."""
+from core.encode.piece_cache import PieceCache, worth_caching
+from core.encode.piece_merge import MergeEngine
 
 SPLIT_CHARS = 1 << 20
 """Longer special-free text is pre-tokenised in slices of this many characters."""
 
 HELD_PIECES = 3
 """A slice's last pieces may still change with the text after it; two suffice for GPT-2's pattern."""
-
-
-def worth_caching(piece: str) -> bool:
-    """Whether a pre-token is short enough to remember: long ones are rarely repeated and costly to hold.
-
-    >>> worth_caching("hello"), worth_caching("x" * 65)
-    (True, False)
-    """
-    return len(piece) <= 16 or len(piece.encode("utf-8")) <= 64
 
 
 class PlainTextEncoder:
@@ -43,7 +33,7 @@ class PlainTextEncoder:
     def __init__(self, engine: MergeEngine, split: Callable[[str], list[str]]) -> None:
         self.engine = engine
         self.split = split
-        self.cache = BoundedMemo(engine.encode_piece, PIECE_CACHE_LIMIT, keep=worth_caching)
+        self.cache = PieceCache(engine.encode_piece, keep=worth_caching)
         """Pre-token -> ids for pre-tokens of up to 64 bytes."""
 
     def encode(self, text: str) -> list[int]:
@@ -78,9 +68,5 @@ class PlainTextEncoder:
         return self.encode_pieces(pieces)
 
     def encode_pieces(self, pieces: list[str]) -> list[int]:
-        """Ids of pre-tokens, one C-level dict lookup each; misses go to ``BoundedMemo.__missing__``."""
-        out: list[int] = []
-        extend = out.extend
-        for ids in map(self.cache.__getitem__, pieces):
-            extend(ids)
-        return out
+        """Ids of pre-tokens, one C-level dict lookup each; misses go to ``PieceCache.__missing__``."""
+        return list(chain.from_iterable(map(self.cache.__getitem__, pieces)))

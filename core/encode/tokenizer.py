@@ -31,8 +31,9 @@ from core.encode.arguments import (
     replace_surrogates,
 )
 from core.encode.decoding import InvalidTokenIdError, TokenIdTypeError
-from core.encode.piece_merge import BoundedMemo, MergeEngine
-from core.encode.plain_text import PIECE_CACHE_LIMIT, PlainTextEncoder
+from core.encode.piece_merge import MergeEngine
+from core.encode.piece_cache import PIECE_CACHE_LIMIT, PieceCache
+from core.encode.plain_text import PlainTextEncoder
 from core.encode.spans import TokenSpan, token_spans
 from core.encode.special_tokens import DisallowedSpecialTokenError, SpecialTokens
 from core.encode.streaming import certain_prefix, encode_stream
@@ -165,7 +166,9 @@ class Tokenizer:
             pair_ranks.setdefault((ids[0], ids[1]), rank)  # a repeated merge keeps its first rank
             merged_ids.append(ids[2])  # type: ignore[arg-type]
         self._encoder = encoder
-        self._engine = MergeEngine([encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab)
+        self._engine = MergeEngine(
+            [encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab, token_ids=encoder
+        )
         self._plain = PlainTextEncoder(self._engine, splitter_for(pattern))
         self._specials = SpecialTokens(special_ids)
         self._source = source
@@ -173,11 +176,11 @@ class Tokenizer:
     # --- properties ---------------------------------------------------------------------------
 
     @property
-    def piece_cache(self) -> BoundedMemo:
+    def piece_cache(self) -> PieceCache:
         """The cache of pre-token -> ids (pre-tokens of up to 64 bytes) that makes repeated text fast.
 
         Exposed so that the processes of a shared export can hand each other what they add to it
-        (:meth:`BoundedMemo.adopt`) instead of each encoding every new word itself.
+        (:meth:`~core.encode.piece_merge.BoundedMemo.adopt`) instead of each encoding every new word itself.
         """
         return self._plain.cache
 
