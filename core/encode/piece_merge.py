@@ -31,8 +31,6 @@ from itertools import accumulate, chain, compress, count, repeat
 from operator import add, itemgetter, lshift, not_, or_
 from typing import Any
 
-from core.encode.whole_tokens import WholeTokens
-
 NO_RANK = 1 << 62
 """The rank of a pair that never merges: larger than any real rank, so ``min`` skips it."""
 
@@ -199,8 +197,6 @@ class MergeEngine:
         pair_ranks: ``(left id, right id) -> rank`` for every merge.
         merged_ids: ``merged_ids[rank]`` is the id of the token merge ``rank`` makes.
         token_bytes: id -> token bytes, for re-encoding windows of tokens.
-        token_ids: bytes -> id (the lowest id where bytes repeat); when given, a pre-token whose bytes are
-            a token that is its own encoding (:mod:`core.encode.whole_tokens`) skips the merge loop.
     """
 
     def __init__(
@@ -209,17 +205,14 @@ class MergeEngine:
         pair_ranks: dict[tuple[int, int], int],
         merged_ids: Sequence[int],
         token_bytes: Mapping[int, bytes],
-        token_ids: Mapping[bytes, int] | None = None,
     ) -> None:
         self._byte_ids = list(byte_ids)
-        self._token_ids = token_ids if token_ids is not None else {}
-        self._whole = WholeTokens(self._byte_ids, pair_ranks, merged_ids)
         self._identity = self._byte_ids == list(range(256))
         self._pair_ranks = pair_ranks
         self._merged_ids = merged_ids
         self._token_bytes = token_bytes
         self._byte_pair_flags: bytearray | None = None
-        self._units = BoundedMemo(lambda unit: self._bytes_tokens(unit.encode("utf-8")))
+        self._units = BoundedMemo(lambda unit: tuple(self.merge_bytes(unit.encode("utf-8"))))
         self._pairs = BoundedMemo(self._pair_is_final, limit=CACHE_LIMIT * 4)
         # (unit, unit) or "two characters" -> whether the seam between their encodings is final.
         self._seams = _SeamVerdicts(self._units, self._pairs, CACHE_LIMIT * 8)
@@ -242,13 +235,6 @@ class MergeEngine:
             return merge_small(ids, self._pair_ranks, self._merged_ids)
         return merge_heap(ids, self._pair_ranks, self._merged_ids)
 
-    def _bytes_tokens(self, data: bytes) -> tuple[int, ...]:
-        """:meth:`merge_bytes` as a tuple, with one lookup when ``data`` is a whole token."""
-        token = self._token_ids.get(data)
-        if token is not None and self._whole.is_whole(token):
-            return (token,)
-        return tuple(self.merge_bytes(data))
-
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The BPE encoding of one pre-token.
 
@@ -256,9 +242,6 @@ class MergeEngine:
         (256,)
         """
         data = piece.encode("utf-8")  # a surrogate raises here, as the tokenizer expects
-        token = self._token_ids.get(data)
-        if token is not None and self._whole.is_whole(token):
-            return (token,)
         if len(data) == len(piece):  # ASCII
             if len(piece) <= SHORT_PIECE:
                 return tuple(self.merge_bytes(data))

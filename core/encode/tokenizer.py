@@ -166,9 +166,7 @@ class Tokenizer:
             pair_ranks.setdefault((ids[0], ids[1]), rank)  # a repeated merge keeps its first rank
             merged_ids.append(ids[2])  # type: ignore[arg-type]
         self._encoder = encoder
-        self._engine = MergeEngine(
-            [encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab, token_ids=encoder
-        )
+        self._engine = MergeEngine([encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab)
         self._plain = PlainTextEncoder(self._engine, splitter_for(pattern))
         self._specials = SpecialTokens(special_ids)
         self._source = source
