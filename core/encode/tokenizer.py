@@ -5,7 +5,8 @@
 family follow tiktoken. This module builds the tables and holds the public methods; the work is done by
 
 * :mod:`core.encode.special_tokens`: cutting text at special tokens (longest first);
-* :mod:`core.encode.plain_text`: pre-tokenising the text between them, with the pre-token cache;
+* :mod:`core.encode.plain_text`: pre-tokenising the text between them, each pre-token looked up in the
+  cache of :mod:`core.encode.piece_cache`;
 * :mod:`core.encode.piece_merge`: merging one new pre-token by rank;
 * :mod:`core.encode.streaming`: ``encode_iterable``'s bounded-memory streaming;
 * :mod:`core.encode.decoding` and :mod:`core.encode.arguments`: decoding, and checking what callers pass.
