@@ -13,12 +13,19 @@ process, one thread, on the whole text in one call:
 * the floor: the GPT-2 pattern alone with the ``regex`` module (``finditer`` and ``findall``), plus
   bpe-tui's own splitter (``core.pretokenize.fast_split``, stdlib ``re``) for reference.
 
-Texts: English (tinystories_2M), Japanese (ja_aozora), any files given, and three pathological 1 MB inputs
-made of one repeated character (``a``, space, ``あ``), each one single pre-token. The encoders' ids are
-compared (count and digest) and a disagreement is flagged. Targets (issue 5): bpe-tui cold >= 0.5x
-tiktoken on English, >= 0.25x on Japanese, >= 1 MB/s on the pathological inputs.
+Texts: English with a tiny vocabulary (tinystories_2M), varied English (tinyshakespeare, Python's docs, and
+both joined with licence texts: see ``varied_text.py``), Japanese (ja_aozora), any files given, and three
+pathological 1 MB inputs made of one repeated character (``a``, space, ``あ``), each one single pre-token.
+For each text the table gives its distinct pre-tokens and the share of pre-tokens the cold and the warm
+pass found in bpe-tui's pre-token cache (none for wide text such as Japanese, which is encoded character
+by character, bypassing that cache). The encoders' ids are compared (count and digest) and a
+disagreement is flagged.
 
-Usage: ``python benchmarks/encode.py [--runs N] [--quick] [extra corpus files...]``
+Targets (issues 5 and 16): bpe-tui cold >= 0.5x tiktoken on English (TinyStories and the varied texts),
+warm >= 0.8x on the varied texts, cold >= 0.4x on Japanese, >= 1 MB/s on the pathological inputs.
+``--memory`` also streams 100 MB through ``encode_iterable`` (``memory_task``) and reports the peak memory.
+
+Usage: ``python benchmarks/encode.py [--runs N] [--quick] [--memory] [extra corpus files...]``
 """
 
 from __future__ import annotations
@@ -33,23 +40,36 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c  # noqa: E402
+import varied_text  # noqa: E402
 
 ENCODERS = ["bpe-tui", "tiktoken", "hf", "hf-docs", "regex-finditer", "regex-findall", "bpe-tui-split"]
 PATHOLOGICAL = {"1 MB of 'a'": "a", "1 MB of spaces": " ", "1 MB of 'あ'": "あ"}
-TARGETS = {"tinystories_2M.txt": 0.5, "ja_aozora.txt": 0.25}
+SHAKESPEARE = "tinyshakespeare.txt"
+PYTHON_DOCS = "Python docs"
+VARIED = "varied English"
+TARGETS = {"tinystories_2M.txt": 0.5, SHAKESPEARE: 0.5, PYTHON_DOCS: 0.5, VARIED: 0.5, "ja_aozora.txt": 0.4}
+"""Cold bpe-tui vs tiktoken, at least."""
+WARM_TARGETS = {SHAKESPEARE: 0.8, PYTHON_DOCS: 0.8, VARIED: 0.8}
+"""Warm bpe-tui (a second pass) vs tiktoken, at least."""
 PATHOLOGICAL_MBPS = 1.0
+MEMORY_MB = 100
+NEW_WORDS_MB = 10
+"""The stream of never-seen words misses on every pre-token (slow): 10 MB turns the cache over many times."""
 
 
 # --- tasks (run in child processes) --------------------------------------------------------------------
 
 def load_text(spec: dict[str, Any]) -> str:
-    """The text a case names: ``{"path": ...}`` (UTF-8 file) or ``{"repeat": ch, "bytes": n}``.
+    """The text a case names: ``{"path": ...}`` (UTF-8 file), ``{"parts": [...]}`` (see ``varied_text.joined``)
+    or ``{"repeat": ch, "bytes": n}``.
 
     >>> len(load_text({"repeat": "あ", "bytes": 10}).encode())
     9
     """
     if "path" in spec:
         return Path(spec["path"]).read_text(encoding="utf-8")
+    if "parts" in spec:
+        return varied_text.joined(spec["parts"])
     unit = spec["repeat"]
     return unit * (spec["bytes"] // len(unit.encode("utf-8")))
 
@@ -63,7 +83,7 @@ def _build(encoder: str, vocab_json: str, merges_txt: str):
     if encoder == "bpe-tui":
         from core.encode.tokenizer import Tokenizer
 
-        return Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL]).encode
+        return Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL]).encode  # its tokenizer: .__self__
     if encoder == "tiktoken":
         import tiktoken
 
@@ -131,13 +151,15 @@ def encode_task(encoder: str, text: dict[str, Any], vocab_json: str, merges_txt:
     t0 = time.perf_counter()
     encode = _build(encoder, vocab_json, merges_txt)
     load_s = time.perf_counter() - t0
+    cache = encode.__self__.piece_cache if encoder == "bpe-tui" else None
     t1 = time.perf_counter()
     ids = encode(data)
     first_s = time.perf_counter() - t1
+    computed_cold = cache.computed if cache is not None else 0
     t2 = time.perf_counter()
     encode(data)
     second_s = time.perf_counter() - t2
-    return {
+    result = {
         "bytes": len(data.encode("utf-8")),
         "load_s": load_s,
         "first_s": first_s,
@@ -145,6 +167,82 @@ def encode_task(encoder: str, text: dict[str, Any], vocab_json: str, merges_txt:
         "tokens": None if ids is None else len(ids),
         "digest": None if ids is None else _digest(ids),
     }
+    if cache is not None:
+        # Counted after the clock: the pre-tokens and how many each pass had to compute (cache misses).
+        pieces = pretokens(data)
+        # Wide text (Japanese) is encoded character by character: its pre-tokens bypass the cache.
+        wide = not data.isascii() and len(data.encode("utf-8")) > 2 * len(data)
+        result.update(
+            pretokens=len(pieces),
+            unique_pretokens=len(set(pieces)),
+            hit_rate_cold=None if wide else 1 - computed_cold / max(1, len(pieces)),
+            hit_rate_warm=None if wide else 1 - (cache.computed - computed_cold) / max(1, len(pieces)),
+            cache_held=cache.held,
+        )
+    return result
+
+
+def pretokens(text: str) -> list[str]:
+    """The GPT-2 pre-tokens of ``text``, cut at ``<|endoftext|>`` first, as the tokenizer sees them.
+
+    >>> pretokens("Hi there<|endoftext|>!")
+    ['Hi', ' there', '!']
+    """
+    from core.pretokenize.patterns import GPT2_PATTERN, special_token_pattern
+    from core.pretokenize.fast_split import splitter_for
+
+    split = splitter_for(GPT2_PATTERN)
+    return [piece for document in special_token_pattern([c.SPECIAL]).split(text) for piece in split(document)]
+
+
+def memory_task(kind: str, megabytes: int, parts: list[str], vocab_json: str, merges_txt: str) -> dict[str, Any]:
+    """Stream ``megabytes`` MB of text through ``encode_iterable`` (ids counted, not kept); the parent reads
+    the peak memory. ``kind``: ``"corpora"`` cycles through the texts ``parts`` names (``load_text`` specs);
+    ``"new words"`` is words never seen before (a counter spelt in letters), so the cache turns over all along.
+    """
+    import resource
+
+    from core.encode.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_files(vocab_json, merges_txt, [c.SPECIAL])
+    built_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    budget = megabytes * c.MB
+    block = 1 << 16
+
+    def corpora():
+        texts = [load_text(spec) for spec in parts]
+        sent = 0
+        while True:
+            for text in texts:
+                for start in range(0, len(text), block):
+                    chunk = text[start : start + block]
+                    yield chunk
+                    sent += len(chunk.encode("utf-8"))
+                    if sent >= budget:
+                        return
+
+    def new_words():
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        sent = n = 0
+        while sent < budget:
+            words = []
+            for _ in range(4096):
+                n += 1
+                word, m = [], n
+                while m:
+                    m, digit = divmod(m, 26)
+                    word.append(letters[digit])
+                words.append(" " + "".join(word))
+            chunk = "".join(words) + ".\n"
+            yield chunk
+            sent += len(chunk)
+
+    t0 = time.perf_counter()
+    count = sum(1 for _ in tokenizer.encode_iterable(corpora() if kind == "corpora" else new_words()))
+    seconds = time.perf_counter() - t0
+    cache = tokenizer.piece_cache
+    return {"kind": kind, "bytes": budget, "tokens": count, "seconds": seconds, "built_rss": built_rss,
+            "cache_held": cache.held, "cache_limit": 2 * cache._limit, "computed": cache.computed}
 
 
 # --- the benchmark -------------------------------------------------------------------------------------
@@ -173,6 +271,9 @@ def measure(name: str, text: dict[str, Any], runs: int, *, vocab_json: Path, mer
                 first_mbps=c.median(m.result["bytes"] / m.result["first_s"] / c.MB for m in good),
                 second_mbps=c.median(m.result["bytes"] / m.result["second_s"] / c.MB for m in good),
             )
+            for key in ("pretokens", "unique_pretokens", "hit_rate_cold", "hit_rate_warm", "cache_held"):
+                if key in good[0].result:
+                    summary[key] = good[0].result[key]
         sides[encoder] = summary
     reference = sides.get("tiktoken", {}).get("digest")
     for encoder, summary in sides.items():
@@ -213,18 +314,23 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
                 return "-"
             return c.fmt_rate(side.get(key)) if side.get(key) is not None else side["status"]
 
+        ours = s.get("bpe-tui", {})
         rows.append([
             case["text"], cell("bpe-tui"), cell("bpe-tui", "second_mbps"), cell("tiktoken"), cell("hf"),
             cell("hf-docs"), c.fmt_x(case["ratio_cold_vs_tiktoken"]), c.fmt_x(case["ratio_warm_vs_tiktoken"]),
             cell("regex-finditer"), cell("regex-findall"), cell("bpe-tui-split"),
+            f"{ours['unique_pretokens']:,}" if "unique_pretokens" in ours else "-",
+            _percent(ours.get("hit_rate_cold")), _percent(ours.get("hit_rate_warm")),
             "NO: " + ",".join(disagree) if disagree else "yes",
         ])
     print()
     print(c.table(["text", "ours cold", "ours warm", "tiktoken", "HF", "HF docs", "cold/tt", "warm/tt", "regex finditer",
-                   "regex findall", "our split", "same ids"], rows))
+                   "regex findall", "our split", "distinct", "hits cold", "hits warm", "same ids"], rows))
     print("\n(MB/s = 10^6 bytes of UTF-8 input per second, median of runs, one thread, whole text in one call; "
           "\n cold = first encode on a fresh tokenizer, warm = second; ratios = medians of per-round ratios to "
-          "\n tiktoken's first pass; regex = the GPT-2 pattern alone, the floor for a pure-Python encoder)")
+          "\n tiktoken's first pass; regex = the GPT-2 pattern alone, the floor for a pure-Python encoder;"
+          "\n distinct = distinct pre-tokens; hits = share of pre-tokens found in bpe-tui's pre-token cache;"
+          "\n wide text such as Japanese goes character by character, its pre-tokens bypassing that cache)")
     for case in cases:
         c.print_errors(case["text"], case["sides"])
     verdicts = []
@@ -232,24 +338,65 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
         if case["text"] in TARGETS:
             verdicts.append(f"{case['text']} cold vs tiktoken: "
                             + c.verdict(case["ratio_cold_vs_tiktoken"], TARGETS[case["text"]], at_most=False))
+        if case["text"] in WARM_TARGETS:
+            verdicts.append(f"{case['text']} warm vs tiktoken: "
+                            + c.verdict(case["ratio_warm_vs_tiktoken"], WARM_TARGETS[case["text"]], at_most=False))
         elif case["text"] in PATHOLOGICAL:
             value = rate(case, "bpe-tui")
             verdicts.append(f"{case['text']}: " + c.verdict(value, PATHOLOGICAL_MBPS, at_most=False, unit=" MB/s"))
     if verdicts:
-        print("\nTargets (bpe-tui cold):")
+        print("\nTargets (bpe-tui):")
         print("\n".join("  " + v for v in verdicts))
     return verdicts
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def measure_memory(kind: str, parts: list[dict[str, Any]], *, vocab_json: Path, merges_txt: Path,
+                   megabytes: int = MEMORY_MB) -> dict[str, Any]:
+    """Run :func:`memory_task` in a child process; its result plus the peak memory the parent measured."""
+    m = c.run_task("encode", "memory_task", {"kind": kind, "megabytes": megabytes, "parts": parts,
+                                             "vocab_json": str(vocab_json), "merges_txt": str(merges_txt)},
+                   timeout=3600)
+    return {"status": m.status, "error": m.error, "maxrss": m.maxrss_main, "peak_rss_tree": m.peak_rss_tree,
+            **m.result}
+
+
+def report_memory(results: list[dict[str, Any]]) -> None:
+    rows = []
+    for r in results:
+        if r["status"] != "ok":
+            rows.append([r.get("kind", "?"), r["status"], r["error"], "", "", "", ""])
+            continue
+        rows.append([r["kind"], f"{r['bytes'] / c.MB:.0f} MB", c.fmt_rate(r["bytes"] / r["seconds"] / c.MB),
+                     c.fmt_mib(r["built_rss"]), c.fmt_mib(r["maxrss"]),
+                     f"{r['cache_held']:,} of {r['cache_limit']:,}", f"{r['computed']:,}"])
+    print()
+    print(c.table(["stream", "size", "rate", "RSS built", "peak RSS", "cache entries", "computed"], rows))
+    print("\n(encode_iterable over 64 KiB chunks, ids counted and dropped; RSS built = after building the"
+          "\n tokenizer; peak = ru_maxrss of the whole process; computed = pre-tokens merged, cache misses)")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = c.parser(__doc__.splitlines()[0])
     p.add_argument("--no-pathological", action="store_true", help="skip the 1 MB single-character inputs")
     p.add_argument("--pathological-bytes", type=int, default=1_000_000, help="size of each pathological input")
+    p.add_argument("--memory", action="store_true",
+                   help=f"also stream {MEMORY_MB} MB through encode_iterable and report the peak memory")
     args = p.parse_args(argv)
     vocab_json, merges_txt = c.GPT2_VOCAB, c.GPT2_MERGES
-    texts = ["tinystories_2M.txt", "ja_aozora.txt"]
-    c.require_data(vocab_json, merges_txt, *(c.CORPORA / t for t in texts), *args.corpora)
-    cases_in: list[tuple[str, dict[str, Any]]] = [(t, {"path": str(c.CORPORA / t)}) for t in texts]
+    files = ["tinystories_2M.txt", SHAKESPEARE, "ja_aozora.txt"]
+    c.require_data(vocab_json, merges_txt, *(c.CORPORA / t for t in files), *args.corpora)
+    spec = {t: {"path": str(c.CORPORA / t)} for t in files}
+    varied = varied_text.varied_parts(c.CORPORA / SHAKESPEARE)
+    c.progress(f"varied English: {', '.join(Path(part).name for part in varied)}")
+    cases_in: list[tuple[str, dict[str, Any]]] = [("tinystories_2M.txt", spec["tinystories_2M.txt"]),
+                                                  (SHAKESPEARE, spec[SHAKESPEARE])]
+    if varied_text.PYDOC_TOPICS in varied:
+        cases_in.append((PYTHON_DOCS, {"parts": [varied_text.PYDOC_TOPICS]}))
+    cases_in += [(VARIED, {"parts": varied}), ("ja_aozora.txt", spec["ja_aozora.txt"])]
     cases_in += [(p.name, {"path": str(p.resolve())}) for p in args.corpora]
     if not args.no_pathological:
         cases_in += [(name, {"repeat": unit, "bytes": args.pathological_bytes}) for name, unit in PATHOLOGICAL.items()]
@@ -262,7 +409,16 @@ def main(argv: list[str] | None = None) -> int:
         encoders = [e for e in ENCODERS if not ("repeat" in text and e == "hf-docs")]
         cases.append(measure(name, text, runs, vocab_json=vocab_json, merges_txt=merges_txt, encoders=encoders))
     verdicts = report(cases)
-    saved = c.save("encode", {**header, "cases": cases, "verdicts": verdicts}, enabled=not args.no_save)
+    memory = []
+    if args.memory:
+        streams = [{"parts": varied}, spec["tinystories_2M.txt"], spec["ja_aozora.txt"]]
+        for kind, megabytes in (("corpora", MEMORY_MB), ("new words", NEW_WORDS_MB)):
+            c.progress(f"memory, {megabytes} MB of {kind}:")
+            memory.append(measure_memory(kind, streams, vocab_json=vocab_json, merges_txt=merges_txt,
+                                         megabytes=megabytes))
+        report_memory(memory)
+    saved = c.save("encode", {**header, "cases": cases, "verdicts": verdicts, "memory": memory,
+                              "varied_parts": varied}, enabled=not args.no_save)
     if saved:
         print(f"\nresults: {saved.relative_to(c.REPO)}")
     return 0

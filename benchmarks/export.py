@@ -11,13 +11,17 @@ The real corpora are tinystories_2M (English) and ja_aozora (Japanese). tinystor
 of a second, so its speed-up mostly measures start-up (each process encoding words for the first time).
 Throughput is also measured on ``--copies`` copies of tinystories_2M joined by ``<|endoftext|>`` (``COPIES``
 by default, written to a temporary folder, as ``scaling.py`` does): long enough for the steady rate to
-dominate. All are reported.
+dominate. All are reported. Varied English (``varied_text.py``: tinyshakespeare, Python's docs and licence
+texts; about 21,500 distinct pre-tokens where TinyStories has 7,000) is exported too, ``--varied-copies``
+copies joined (``VARIED_COPIES`` by default, about 7.6 MB): its many distinct words are what the processes
+of an export each meet for the first time.
 
 Each round also times a plain CPU loop in one process and in all of them (``ceiling_task``): on a shared
 cloud machine two vCPUs do not always give two cores' worth, and that ceiling is printed beside the
 speed-up so that a shortfall can be told apart from the machine's.
 
-Usage: ``python benchmarks/export.py [--runs N] [--quick] [--workers K] [--copies N] [extra corpus files...]``
+Usage: ``python benchmarks/export.py [--runs N] [--quick] [--workers K] [--copies N] [--varied-copies N]
+[extra corpus files...]``
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c  # noqa: E402
+import varied_text  # noqa: E402
 from scaling import concatenate  # noqa: E402
 
 CORPORA = ["tinystories_2M.txt", "ja_aozora.txt"]
@@ -42,6 +47,7 @@ SUSTAINED_MIN_SECONDS = 1.0
 long on one worker. A shorter export is dominated by start-up (each process encodes many of its distinct
 pre-tokens for the first time), so its speed-up is reported but not judged."""
 COPIES = 8
+VARIED_COPIES = 4
 PSS_DUTY = 100
 """The memory sampler runs beside the export, and a two-worker export has no idle core: at the usual
 1/20 duty, reading PSS took a measurable share of the two cores from it (and none from a one-worker
@@ -200,16 +206,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="worker count to compare with 1 (default: all cores)")
     p.add_argument("--copies", type=int, default=COPIES,
                    help=f"also export this many copies of tinystories_2M joined (default {COPIES}; 0: skip)")
+    p.add_argument("--varied-copies", type=int, default=VARIED_COPIES,
+                   help=f"also export this many copies of varied English joined (default {VARIED_COPIES}; 0: skip)")
     args = p.parse_args(argv)
     vocab_json, merges_txt = c.GPT2_VOCAB, c.GPT2_MERGES
     paths = [c.CORPORA / name for name in CORPORA] + list(args.corpora)
-    c.require_data(vocab_json, merges_txt, *paths)
+    shakespeare = c.CORPORA / "tinyshakespeare.txt"
+    c.require_data(vocab_json, merges_txt, shakespeare, *paths)
     runs = 1 if args.quick else args.runs
     header = c.start(args)
     cases = []
     with tempfile.TemporaryDirectory(prefix="bpe-bench-export-copies-") as folder:
         if args.copies > 1 and not args.quick:
             paths.append(concatenate(c.CORPORA / CORPORA[0], args.copies, Path(folder)))
+        if args.varied_copies > 0:
+            paths.append(varied_text.write_varied(shakespeare, Path(folder), max(1, args.varied_copies)))
         for path in paths:
             c.progress(f"{path.name}:")
             cases.append(measure(path, runs, workers=args.workers, vocab_json=vocab_json, merges_txt=merges_txt))

@@ -183,3 +183,34 @@ def test_scaling_benchmark(corpus, capsys):
     assert first["time_vs_1x"] == 1.0 and second["s_per_mb"] > 0
     assert len(scaling.report(result)) == 3
     json.dumps(result)
+
+
+def test_encode_benchmark_counts_pretokens_and_cache_hits(gpt2_files, corpus):
+    encode = load("encode")
+    vocab_json, merges_txt = gpt2_files
+    result = encode.encode_task("bpe-tui", {"path": str(corpus)}, str(vocab_json), str(merges_txt))
+    pieces = encode.pretokens(TEXT)
+    assert result["pretokens"] == len(pieces) and result["unique_pretokens"] == len(set(pieces))
+    # Cold, each distinct pre-token is computed once; warm, only those too long to keep.
+    assert result["hit_rate_cold"] == pytest.approx(1 - len(set(pieces)) / len(pieces))
+    assert result["hit_rate_warm"] == 1.0
+
+
+def test_encode_memory_stream_stays_within_the_cache_bound(gpt2_files):
+    encode = load("encode")
+    vocab_json, merges_txt = gpt2_files
+    result = encode.memory_task("new words", 1, [], str(vocab_json), str(merges_txt))
+    assert result["tokens"] > 0 and result["bytes"] == 1_000_000
+    assert 0 < result["cache_held"] <= result["cache_limit"]
+
+
+def test_varied_text_joins_what_is_there(tmp_path):
+    varied = load("varied_text")
+    shakespeare = tmp_path / "tinyshakespeare.txt"
+    shakespeare.write_text("First Citizen:\nBefore we proceed", encoding="utf-8")
+    parts = varied.varied_parts(shakespeare)
+    assert parts[0] == str(shakespeare) and all(p == varied.PYDOC_TOPICS or Path(p).is_file() for p in parts)
+    assert varied.varied_parts(tmp_path / "absent.txt")[:1] != [str(tmp_path / "absent.txt")]
+    written = varied.write_varied(shakespeare, tmp_path, copies=2)
+    text = written.read_text(encoding="utf-8")
+    assert text.startswith("First Citizen:") and text.count(SPECIAL) == 1

@@ -28,7 +28,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, not_
+from operator import add, itemgetter, lshift, not_, or_
 from typing import Any
 
 NO_RANK = 1 << 62
@@ -241,14 +241,14 @@ class MergeEngine:
         >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).encode_piece("hi")
         (256,)
         """
-        if piece.isascii():
+        data = piece.encode("utf-8")  # a surrogate raises here, as the tokenizer expects
+        if len(data) == len(piece):  # ASCII
             if len(piece) <= SHORT_PIECE:
-                return tuple(self.merge_bytes(piece.encode("ascii")))
+                return tuple(self.merge_bytes(data))
             units = [unit for unit, _ in _UNITS.findall(piece)]
         elif len(piece) == 1:
             return self._units[piece]
         else:
-            data = piece.encode("utf-8")
             if len(data) <= SHORT_PIECE and len(data) < 2.5 * len(piece):  # mostly ASCII: few seams hold
                 return tuple(self.merge_bytes(data))
             if len(piece) <= 256 and self._char_tokens is not None:
@@ -350,16 +350,19 @@ class MergeEngine:
         (plus the inside of an operand that no merge made, which ordinary vocabularies never have).
         """
         if self._byte_pair_flags is None:
+            # Built with C-level maps (English text with one curly quote needs it, inside a cold encode).
             flags = bytearray(1 << 16)
-            token_bytes = self._token_bytes
-            made = set(self._merged_ids)  # a set, not a table by id: ids may be sparse and huge
-            for left_id, right_id in self._pair_ranks:
-                left, right = token_bytes[left_id], token_bytes[right_id]
-                flags[left[-1] << 8 | right[0]] = 1
-                for operand_id, operand in ((left_id, left), (right_id, right)):
-                    if len(operand) > 1 and operand_id not in made:
-                        for first, second in zip(operand, operand[1:]):
-                            flags[first << 8 | second] = 1
+            token_bytes = self._token_bytes.__getitem__
+            pairs = list(self._pair_ranks)
+            last_bytes = map(itemgetter(-1), map(token_bytes, map(itemgetter(0), pairs)))
+            first_bytes = map(itemgetter(0), map(token_bytes, map(itemgetter(1), pairs)))
+            for junction in set(map(or_, map(lshift, last_bytes, repeat(8)), first_bytes)):
+                flags[junction] = 1
+            # a set, not a table by id: ids may be sparse and huge
+            for operand_id in set(chain.from_iterable(pairs)).difference(self._merged_ids):
+                operand = token_bytes(operand_id)
+                for first, second in zip(operand, operand[1:]):
+                    flags[first << 8 | second] = 1
             self._byte_pair_flags = flags
         return self._byte_pair_flags
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.encode.tokenizer
+import core.encode.plain_text
 from core.errors import BPEError, SettingsError
 from core.pretokenize.fast_split import splitter_for
 from core.model import BPEModel
@@ -138,7 +138,7 @@ def test_huge_text_is_split_in_slices_with_the_same_result(text) -> None:
     tok = small_tokenizer([EOT])
     expected = naive_encode_tokens(text, SMALL_MERGES, [EOT])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core.encode.tokenizer, "_SPLIT_CHARS", 7)  # every special-free stretch counts as huge
+        patch.setattr(core.encode.plain_text, "SPLIT_CHARS", 7)  # every special-free stretch counts as huge
         assert tok.decode_tokens_bytes(tok.encode(text)) == expected
         assert tok.decode_tokens_bytes(tok.encode_ordinary(text)) == naive_encode_tokens(text, SMALL_MERGES)
 

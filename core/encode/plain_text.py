@@ -1,0 +1,72 @@
+"""Encoding text that holds no special token: pre-tokenise, then look each pre-token up in a cache.
+
+This is the inner part of :func:`core.reference.encode`: split by the model's pattern, then merge each
+pre-token by rank. The hot loop is ``findall`` plus one dict lookup per pre-token, so English runs near the
+speed of the regex alone; a pre-token not seen before is merged on token ids by
+:mod:`core.encode.piece_merge`. Huge texts are split a slice at a time, so their pre-tokens are never all
+in memory at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import chain
+
+from core.encode.piece_cache import PieceCache, worth_caching
+from core.encode.piece_merge import MergeEngine
+
+SPLIT_CHARS = 1 << 20
+"""Longer special-free text is pre-tokenised in slices of this many characters."""
+
+HELD_PIECES = 3
+"""A slice's last pieces may still change with the text after it; two suffice for GPT-2's pattern."""
+
+
+class PlainTextEncoder:
+    """Ids of special-free text for one vocabulary and split pattern.
+
+    Args:
+        engine: merges one pre-token at a time.
+        split: the pattern's ``findall``: text -> pre-tokens.
+    """
+
+    def __init__(self, engine: MergeEngine, split: Callable[[str], list[str]]) -> None:
+        self.engine = engine
+        self.split = split
+        self.cache = PieceCache(engine.encode_piece, keep=worth_caching)
+        """Pre-token -> ids for pre-tokens of up to 64 bytes."""
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``, which must hold no special token that should count as one."""
+        if len(text) <= SPLIT_CHARS:
+            return self.encode_split(text, self.split(text))
+        out: list[int] = []
+        start, size = 0, SPLIT_CHARS
+        while len(text) - start > size:
+            ids, cut = self.encode_settled(text, start, start + size)
+            out += ids
+            size = SPLIT_CHARS if cut > start else 2 * size  # one piece longer than the slice: widen
+            start = cut
+        return out + self.encode_split(text[start:], self.split(text[start:]))
+
+    def encode_settled(self, text: str, start: int, end: int) -> tuple[list[int], int]:
+        """Ids of ``text[start:cut]``, the longest prefix of ``text[start:end]`` whose pre-tokens cannot
+        change whatever follows ``end`` (all but the last few), and ``cut``; ``text[start]`` must begin one."""
+        pieces = self.split(text[start:end])
+        if len(pieces) > HELD_PIECES and sum(map(len, pieces)) == end - start:
+            cut = end - sum(map(len, pieces[-HELD_PIECES:]))
+            return self.encode_split(text[start:cut], pieces[:-HELD_PIECES]), cut
+        return [], start
+
+    def encode_split(self, text: str, pieces: list[str]) -> list[int]:
+        """Ids for ``text``, given its pre-tokens."""
+        # Text of mostly wide characters: pre-tokens rarely repeat, their characters do.
+        if len(pieces) > 32 and not text.isascii() and len(text.encode("utf-8")) > 2 * len(text):
+            ids = self.engine.encode_text(text, pieces, self.cache)
+            if ids is not None:
+                return ids
+        return self.encode_pieces(pieces)
+
+    def encode_pieces(self, pieces: list[str]) -> list[int]:
+        """Ids of pre-tokens, one C-level dict lookup each; misses go to ``PieceCache.__missing__``."""
+        return list(chain.from_iterable(map(self.cache.__getitem__, pieces)))
