@@ -34,7 +34,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.pretokenize.cuts import chunk_boundaries
 from core.train.reading import (
@@ -45,8 +45,11 @@ from core.train.reading import (
     count_pretokens,
     file_sha256,
 )
+from core.corpus.records import ReadOptions, SkippedRecords
+from core.corpus.shards import Corpus, open_corpus
 from core.errors import SettingsError
-from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
+from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
@@ -120,6 +123,9 @@ class TrainingRun:
         errors: str = "strict",
         max_merges: int | None = None,
         pattern: str = GPT2_PATTERN,
+        text_field: str = "text",
+        skip_bad_records: bool = False,
+        dask: str | None = None,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
         if not isinstance(pattern, str):
@@ -131,8 +137,25 @@ class TrainingRun:
             raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
-        self.path = check_corpus_path(input_path) if input_path is not None else None
+        if not isinstance(text_field, str) or not text_field:
+            raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+        self.corpus: Corpus | None = None
+        """The shards, for anything but one uncompressed text file (which is read as it always was)."""
+        self.path: Path | None = None
+        if input_path is not None:
+            corpus = open_corpus(input_path)
+            if corpus.single_plain_text and dask is None:
+                self.path = check_corpus_path(input_path)
+            else:
+                self.path, self.corpus = Path(input_path), corpus
         self.text = text
+        self.text_field = text_field
+        self.skip_bad_records = skip_bad_records
+        self.dask = dask
+        self.skipped = SkippedRecords()
+        """Bad records skipped while reading (with ``skip_bad_records``), the first in corpus order."""
+        self.documents = 0
+        """Documents read from a corpus of shards (records, or text between special tokens)."""
         self.vocab_size = vocab_size
         self.special_tokens = list(special_tokens)
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
@@ -141,6 +164,7 @@ class TrainingRun:
         self.max_merges = max_merges
         self.pattern = pattern
         self._cancelled = threading.Event()
+        self._dask: Any = None
         self._corpus_bytes = 0
         self._corpus_sha256 = ""
         # Model state, built as merges are made.
@@ -179,7 +203,7 @@ class TrainingRun:
             workers=self.workers,
             errors=self.errors,
         )
-        name = self.path.stem if self.path is not None else "text"
+        name = "text" if self.path is None else self.corpus.name if self.corpus is not None else self.path.stem
         return BPEModel(
             vocab=dict(self.vocab),
             merges=list(self.merges),
@@ -223,16 +247,17 @@ class TrainingRun:
 
         Below ``PARALLEL_MIN_BYTES`` there is one worker fewer than ``workers``: this process reads a share.
         """
-        if self.path is None or self.workers < 2 or not hasattr(os, "fork"):
+        if self.path is None or self.workers < 2 or not hasattr(os, "fork") or self.dask is not None:
             yield None
             return
-        size = self.path.stat().st_size
+        size = self.corpus.total_bytes if self.corpus is not None else self.path.stat().st_size
         if size < SHARED_READING_MIN_BYTES:
             yield None
             return
         from core.train.worker_pool import WorkerPool  # here, not at the top: small corpora never start workers
 
-        with WorkerPool(self.workers if size >= PARALLEL_MIN_BYTES else self.workers - 1) as pool:
+        full = size >= PARALLEL_MIN_BYTES or self.corpus is not None  # shards: this process only adds up
+        with WorkerPool(self.workers if full else self.workers - 1) as pool:
             yield pool
 
     def _read(self, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
@@ -243,6 +268,9 @@ class TrainingRun:
             yield PhaseProgress("reading", 0, len(data))
             word_counts.update(count_pretokens(self.text, self.special_tokens, self.pattern))
             yield PhaseProgress("reading", len(data), len(data))
+            return
+        if self.corpus is not None:
+            yield from self._read_shards(self.corpus, word_counts, pool)
             return
         assert self.path is not None
         size = self.path.stat().st_size
@@ -289,6 +317,55 @@ class TrainingRun:
             yield PhaseProgress("reading", done, size)
             if self.cancelled:
                 return
+        word_counts.update(counts)
+
+    def _read_options(self) -> ReadOptions:
+        return ReadOptions(
+            tuple(self.special_tokens), self.pattern, self.text_field, self.errors, self.skip_bad_records
+        )
+
+    def _read_shards(self, corpus: Corpus, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
+        """Count a corpus of shards job by job (see ``core.train.shard_reading``), in workers or on Dask."""
+        jobs = shard_jobs(corpus, self._read_options())
+        size = corpus.total_bytes
+        self._corpus_bytes = size
+        results: Iterator[ShardCount]
+        if self.dask is not None:
+            from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
+
+            counting = DaskCounting(self.dask, jobs)
+            self._dask = counting
+            workers = counting.start()
+            results = counting.results(self._cancelled.is_set)
+        elif pool is not None and len(jobs) > 1:
+            workers, results = pool.size, pool.map_unordered(count_job, ((job,) for job in jobs))
+        else:
+            workers, results = 1, map(count_job, jobs)
+        counts: Counter[str] = Counter()
+        finished: list[ShardCount] = []
+        done = documents = skipped = 0
+        try:
+            yield PhaseProgress("reading", 0, size)
+            yield ShardsRead(0, len(jobs), 0, 0, workers)
+            for result in results:
+                counts.update(result.counts)
+                result.counts = {}  # what is kept for the digest must not hold the counts twice
+                finished.append(result)
+                done += result.size
+                documents += result.documents
+                skipped += result.skipped.count
+                if self._dask is not None:
+                    workers = self._dask.workers
+                yield PhaseProgress("reading", done, size)
+                yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
+                if self.cancelled:
+                    return
+        finally:
+            if self._dask is not None:  # also on an error, Ctrl-C or an early close: the cluster's tasks stop
+                self._dask.close()
+        self._corpus_sha256 = corpus_digest(finished)
+        self.skipped = first_skipped(finished)
+        self.documents = documents
         word_counts.update(counts)
 
     def _planned_merges(self) -> int:
