@@ -345,8 +345,8 @@ class TrainingRun:
         finished: list[ShardCount] = []
         done = documents = skipped = 0
         try:
+            yield ShardsRead(0, len(jobs), 0, 0, workers)  # first: a display shows both with the progress
             yield PhaseProgress("reading", 0, size)
-            yield ShardsRead(0, len(jobs), 0, 0, workers)
             for result in results:
                 counts.update(result.counts)
                 result.counts = {}  # what is kept for the digest must not hold the counts twice
@@ -356,8 +356,8 @@ class TrainingRun:
                 skipped += result.skipped.count
                 if self._dask is not None:
                     workers = self._dask.workers
-                yield PhaseProgress("reading", done, size)
                 yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
+                yield PhaseProgress("reading", done, size)
                 if self.cancelled:
                     return
         finally:
