@@ -72,6 +72,8 @@ def shard_bytes(shard: Shard) -> Iterator[BinaryIO]:
     with reading(shard), open(shard.path, "rb") as raw:
         if shard.compression is None:
             yield raw
+        elif shard.size == 0:  # an empty file is an empty shard, whatever its name (xz would call it cut short)
+            yield io.BytesIO(b"")
         elif shard.compression == "gz":
             with gzip.GzipFile(fileobj=raw) as stream:
                 yield stream  # type: ignore[misc]

@@ -49,7 +49,8 @@ class ShardJob:
 
 @dataclass(slots=True)
 class ShardCount:
-    """What one job found: its pre-token counts, documents, skipped records and the digest of its bytes."""
+    """What one job found: its pre-token counts, documents (records, or text between special tokens),
+    skipped records and the digest of its bytes."""
 
     index: int
     shard: str
@@ -60,8 +61,9 @@ class ShardCount:
     skipped: SkippedRecords = field(default_factory=SkippedRecords)
 
 
-def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int = SPLIT_TEXT_BYTES) -> list[ShardJob]:
-    """The jobs that count ``corpus``, in corpus order: one a shard, large plain text shards in parts.
+def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int | None = None) -> list[ShardJob]:
+    """The jobs that count ``corpus``, in corpus order: one a shard, plain text shards above ``split_bytes``
+    (default :data:`SPLIT_TEXT_BYTES`) in parts.
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "a.txt").write_text("one two three four five"); _ = (folder / "b.jsonl").write_text("")
@@ -70,6 +72,7 @@ def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int = SPLIT_TE
     [('a.txt', (0, 13)), ('a.txt', (13, 23)), ('b.jsonl', None)]
     """
     jobs: list[ShardJob] = []
+    split_bytes = SPLIT_TEXT_BYTES if split_bytes is None else split_bytes
     for shard in corpus.shards:
         if shard.plain_text and shard.size > split_bytes:
             parts = -(-shard.size // split_bytes)
@@ -95,9 +98,12 @@ def count_job(job: ShardJob) -> ShardCount:
     pending: list[str] = []
     documents = 0
     skipped = SkippedRecords()
+    records = job.shard.kind != "text"
     for text, continues in _texts(job, skipped):
         pieces = [text] if specials is None else specials.split(text)
-        documents += len(pieces) - continues
+        # A record is one document; text is as many as special tokens cut it into (a part going on
+        # from the previous one does not start one).
+        documents += 1 if records else len(pieces) - continues
         for piece in pieces:
             pending += split(piece)
         if len(pending) >= FLUSH_PRETOKENS:
