@@ -35,8 +35,8 @@ class TruncatedArchive(EOFError):
 class ZstdStream(io.RawIOBase):
     """A readable stream of the decompressed frames of a ``.zst`` file; a truncated last frame raises."""
 
-    def __init__(self, raw: BinaryIO) -> None:
-        zstandard = require("zstandard", "a .zst shard")
+    def __init__(self, raw: BinaryIO, shown: str) -> None:
+        zstandard = require("zstandard", f"{shown}: a .zst shard")
         self._new = zstandard.ZstdDecompressor().decompressobj
         self._raw = raw
         self._frame = self._new()
@@ -84,7 +84,7 @@ def shard_bytes(shard: Shard) -> Iterator[BinaryIO]:
             with lzma.LZMAFile(raw) as stream:
                 yield stream  # type: ignore[misc]
         else:
-            with io.BufferedReader(ZstdStream(raw), READ_BYTES) as stream:
+            with io.BufferedReader(ZstdStream(raw, shard.shown), READ_BYTES) as stream:
                 yield stream  # type: ignore[misc]
 
 
