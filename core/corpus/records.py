@@ -135,7 +135,8 @@ def _json_record(line: bytes, name: str, errors: str) -> str:
 def _text_value(value: Any, name: str, errors: str) -> str:
     if not isinstance(value, str):
         kind = "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
-        raise BadRecord(f"the {name!r} value is {'a ' if kind != 'null' else ''}{kind}, not a string")
+        article = "" if kind == "null" else "an " if kind[0] in "aeiou" else "a "
+        raise BadRecord(f"the {name!r} value is {article}{kind}, not a string")
     if not value.isascii() and _SURROGATE.search(value):
         if errors != "replace":
             raise BadRecord(f"the {name!r} value holds a lone surrogate (\\ud800-\\udfff), which UTF-8 cannot encode")

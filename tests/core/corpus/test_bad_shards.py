@@ -34,7 +34,7 @@ BAD_LINES = [
     (b'{"txt": "x", "id": 1}', "line 3: no 'text' field (fields: 'txt', 'id')"),
     (b'{"text": 5}', "line 3: the 'text' value is a number, not a string"),
     (b'{"text": null}', "line 3: the 'text' value is null, not a string"),
-    (b'{"text": ["a"]}', "line 3: the 'text' value is a array, not a string"),
+    (b'{"text": ["a"]}', "line 3: the 'text' value is an array, not a string"),
     (b'{"text": "caf\xe9"}', "line 3: invalid UTF-8 at column 14 (byte 0xe9)"),
     (b'{"text": "lone \\ud800 half"}', "line 3: the 'text' value holds a lone surrogate"),
     (b'{"text": "cut', "line 3: not valid JSON"),
