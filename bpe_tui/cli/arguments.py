@@ -142,14 +142,14 @@ def worker_count(text: str) -> int:
     return count
 
 
-def one_corpus(paths: str | list[str]) -> str:
+def one_corpus(paths: str | list[str], command: str) -> str:
     """The one CORPUS of a command: several paths mean the shell expanded a glob that was not quoted.
 
-    >>> one_corpus(["shards"])
+    >>> one_corpus(["shards"], "train")
     'shards'
-    >>> one_corpus(["a.jsonl", "b.jsonl"])
+    >>> one_corpus(["a.jsonl", "b.jsonl"], "train")
     Traceback (most recent call last):
-    core.errors.SettingsError: 2 corpus paths given (a.jsonl, b.jsonl); give one file, folder or glob, and quote a glob so the shell leaves it to bpe-tui: 'shards/*.jsonl.gz'
+    core.errors.SettingsError: 2 corpus paths given (a.jsonl, b.jsonl); give one file, folder or glob, and quote a glob ('shards/*.jsonl.gz') so the shell leaves it to bpe-tui; see 'bpe-tui train --help'
     """
     if isinstance(paths, str):
         return paths
@@ -159,8 +159,8 @@ def one_corpus(paths: str | list[str]) -> str:
 
     shown = ", ".join(shown_path(path) for path in paths[:3]) + (", ..." if len(paths) > 3 else "")
     raise SettingsError(
-        f"{len(paths)} corpus paths given ({shown}); give one file, folder or glob, and quote a glob so the "
-        "shell leaves it to bpe-tui: 'shards/*.jsonl.gz'"
+        f"{len(paths)} corpus paths given ({shown}); give one file, folder or glob, and quote a glob "
+        f"('shards/*.jsonl.gz') so the shell leaves it to bpe-tui; see 'bpe-tui {command} --help'"
     )
 
 

@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
-    corpus = open_corpus(one_corpus(args.corpus))
+    corpus = open_corpus(one_corpus(args.corpus, "export"))
     for shard in corpus.shards:
         outputs.add_input(shard.path, "the corpus")
     add_tokenizer_inputs(outputs, Path(args.tokenizer), args.merges)

@@ -119,7 +119,7 @@ def train_command(
     if outputs is None:
         outputs = Outputs("train", force=getattr(args, "force", False))
     training = TrainingRun(
-        one_corpus(args.corpus),
+        one_corpus(args.corpus, "train"),
         args.vocab_size,
         args.special_tokens,
         workers=args.workers,
