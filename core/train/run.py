@@ -139,6 +139,10 @@ class TrainingRun:
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
         if not isinstance(text_field, str) or not text_field:
             raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+        if dask is not None:
+            from core.train.dask_counting import check_dask
+
+            check_dask(dask, workers if workers is not None else (os.cpu_count() or 1))
         self.corpus: Corpus | None = None
         """The shards, for anything but one uncompressed text file (which is read as it always was)."""
         self.path: Path | None = None
@@ -330,21 +334,20 @@ class TrainingRun:
         size = corpus.total_bytes
         self._corpus_bytes = size
         results: Iterator[ShardCount]
-        if self.dask is not None:
-            from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
-
-            counting = DaskCounting(self.dask, jobs)
-            self._dask = counting
-            workers = counting.start()
-            results = counting.results(self._cancelled.is_set)
-        elif pool is not None and len(jobs) > 1:
-            workers, results = pool.size, pool.map_unordered(count_job, ((job,) for job in jobs))
-        else:
-            workers, results = 1, map(count_job, jobs)
         counts: Counter[str] = Counter()
         finished: list[ShardCount] = []
         done = documents = skipped = 0
         try:
+            if self.dask is not None:
+                from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
+
+                self._dask = DaskCounting(self.dask, jobs, self.workers)
+                workers = self._dask.start()
+                results = self._dask.results(self._cancelled.is_set)
+            elif pool is not None and len(jobs) > 1:
+                workers, results = pool.size, pool.map_unordered(count_job, ((job,) for job in jobs))
+            else:
+                workers, results = 1, map(count_job, jobs)
             yield ShardsRead(0, len(jobs), 0, 0, workers)  # first: a display shows both with the progress
             yield PhaseProgress("reading", 0, size)
             for result in results:
@@ -354,7 +357,7 @@ class TrainingRun:
                 done += result.size
                 documents += result.documents
                 skipped += result.skipped.count
-                if self._dask is not None:
+                if self._dask is not None:  # a cluster's workers come and go
                     workers = self._dask.workers
                 yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
                 yield PhaseProgress("reading", done, size)
@@ -363,6 +366,7 @@ class TrainingRun:
         finally:
             if self._dask is not None:  # also on an error, Ctrl-C or an early close: the cluster's tasks stop
                 self._dask.close()
+                self._dask = None
         self._corpus_sha256 = corpus_digest(finished)
         self.skipped = first_skipped(finished)
         self.documents = documents
