@@ -29,6 +29,9 @@ LOCAL_PROCESSES = True
 """Whether a ``local`` cluster's workers are processes (as they must be to count in parallel). Tests of
 the message flow may set it false: the same code path, with threads, starts in a fraction of the time."""
 
+CONNECT_TIMEOUT = "10s"
+"""How long to try to reach a scheduler before saying it cannot be reached."""
+
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _REMOTE = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
 
@@ -100,7 +103,7 @@ class DaskCounting:
             self._client = distributed.Client(self._cluster)
         else:
             try:
-                self._client = distributed.Client(self.address, timeout="10s")
+                self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
                 raise SettingsError(
                     f"--dask {self.address}: cannot reach the scheduler ({error}); start one with "
