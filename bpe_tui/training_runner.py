@@ -22,7 +22,7 @@ from pathlib import Path
 from textual.message import Message
 
 from core.model import BPEModel, TrainingInfo
-from core.train.events import MergeMade, PhaseProgress, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingFinished
 from core.train.memory import RSSProbe
 
 from bpe_tui.services import ProbeFactory, SourceFactory
@@ -150,6 +150,8 @@ class TrainingRunner:
         phase_elapsed: float
         rss: int
         peak_rss: int
+        shards: ShardsRead | None = None
+        """The latest shard progress, for a corpus of shards (``None`` for one text file)."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, TrainingRunner.Progressed) and message.run == self.run
@@ -264,6 +266,7 @@ class TrainingRunner:
         outcome: TrainingRunner.Ended | None = None
         dirty = True
         rss = 0
+        shards: ShardsRead | None = None
 
         def flush() -> Iterator[TrainingRunner.RunMessage]:
             nonlocal pending, dirty, rss
@@ -274,7 +277,7 @@ class TrainingRunner:
             # A process that has just exited reads as 0: keep showing its last size instead.
             rss = probe.sample() or rss
             yield self.Progressed(
-                number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak
+                number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak, shards
             )
             dirty = False
 
@@ -295,6 +298,8 @@ class TrainingRunner:
                     if event.phase != phase:
                         phase, phase_started = event.phase, clock()
                     done, total = event.done, event.total
+                elif isinstance(event, ShardsRead):
+                    shards = event
                 elif isinstance(event, SamplesMeasured):
                     yield self.SamplesMeasured(number, event)
                 elif isinstance(event, TrainingFinished):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate, shards_line
 from core.model import BPEModel
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
 from core.train.memory import RSSProbe, peak_rss_self_bytes
@@ -132,12 +132,7 @@ class TrainingStats:
         >>> _ = stats.observe(ShardsRead(3, 10, 1200, 2, 4)); stats.shards_shown()
         '3/10 shards, 1,200 documents, 2 skipped, 4 workers'
         """
-        shards = self.shards
-        if shards is None:
-            return ""
-        skipped = f", {shards.skipped:,} skipped" if shards.skipped else ""
-        workers = f"{shards.workers} worker{'s' if shards.workers != 1 else ''}"
-        return f"{shards.done}/{shards.total} shards, {shards.documents:,} documents{skipped}, {workers}"
+        return shards_line(self.shards) if self.shards is not None else ""
 
     def longest_shown(self) -> str:
         """The longest token, escaped and cut to :data:`TOKEN_SHOWN_CHARS`, with its length in bytes."""

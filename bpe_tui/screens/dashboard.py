@@ -114,6 +114,7 @@ class DashboardScreen(Screen):
                     progress.rss,
                     progress.peak_rss,
                     progress.merges_done,
+                    progress.shards,
                 )
         if training.measured is not self._measured:
             self._measured = measured = training.measured

@@ -8,7 +8,9 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Label, ProgressBar, Static
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate
+from core.train.events import ShardsRead
+
+from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate, shards_line
 
 PHASE_LABELS = {"idle": "idle", "reading": "reading", "counting": "counting pairs", "merging": "merging"}
 
@@ -74,9 +76,10 @@ class ProgressPanel(Vertical):
         self._merges_done, self._merge_rate, self._peak_rss = 0, None, 0
 
     def show_progress(
-        self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int
+        self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int,
+        shards: ShardsRead | None = None,
     ) -> None:
-        """Update phase, bar, ETA and the rates line."""
+        """Update phase, bar, ETA and the rates line (while reading shards: their progress instead of merges)."""
         self.query_one("#phase", Label).update(PHASE_LABELS.get(phase, phase))
         self.query_one("#bar", ProgressBar).update(total=max(total, 1), progress=min(done, max(total, 1)))
         self.query_one("#eta", Label).update(format_eta(shown_eta(done, total, phase_elapsed)))
@@ -85,9 +88,11 @@ class ProgressPanel(Vertical):
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"
-        self.query_one("#rates", Static).update(
-            f"merges {merges_done:,} · {format_rate(self._merge_rate, 'merges')} · RSS {now} (peak {peak})"
+        work = (
+            shards_line(shards).replace(", ", " · ") if shards is not None and phase == "reading"
+            else f"merges {merges_done:,} · {format_rate(self._merge_rate, 'merges')}"
         )
+        self.query_one("#rates", Static).update(f"{work} · RSS {now} (peak {peak})")
 
     def show_outcome(self, text: str, *, complete: bool, detail: str = "", note: str = "", failed: bool = False) -> None:
         """Show how the run ended: ``detail`` says why in place of the ETA, ``note`` is a line below

@@ -80,3 +80,25 @@ async def test_a_bad_shard_is_shown_in_the_stats(tmp_path: Path) -> None:
         assert final.complete and final.records == 1
         assert final.problem == f"{tmp_path / 'bad.jsonl'}: line 2: the 'text' value is a number, not a string; " \
                                 "fix the record or pass --skip-bad-records"
+
+
+async def test_the_dashboard_shows_shard_progress_while_reading() -> None:
+    """A run held while reading shards: the dashboard's rates line says shards, documents and workers."""
+    from core.train.events import PhaseProgress, ShardsRead
+    from tests.ui.app_harness import CORPUS_ROOT, FrozenProbe, HeldSource, held_factory, make_services
+    from tests.ui.test_dashboard_outcomes import text_of
+
+    first = [ShardsRead(0, 5, 0, 0, 2), PhaseProgress("reading", 0, 1000),
+             ShardsRead(2, 5, 300, 1, 2), PhaseProgress("reading", 400, 1000)]
+    services = make_services(source_factory=held_factory(HeldSource(first)), probe_factory=lambda pid: FrozenProbe(pid))
+    app = make_app(session=make_session(CORPUS_ROOT / "story.txt"), services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        for _ in range(100):  # the runner's worker posts the progress; wait for that state, not for time
+            await pilot.pause(0.02)
+            if "shards" in text_of(app.screen, "#rates"):
+                break
+        assert text_of(app.screen, "#rates").startswith("2/5 shards · 300 documents · 1 skipped · 2 workers · RSS ")
+        await pilot.press("s")
+        await settle(pilot)
