@@ -149,7 +149,7 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
     import pyarrow
 
     name = options.text_field
-    with reading(shard), _parquet_source(shard) as source:
+    with reading(shard), _ParquetSource(shard) as source:
         try:
             table = parquet.ParquetFile(source)
             schema = table.schema_arrow
@@ -183,7 +183,7 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
             raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
 
 
-class _parquet_source:
+class _ParquetSource:
     """The Parquet file itself, or, for a compressed one, a temporary file it is decompressed into (Parquet
     is read by seeking, which a compressed stream cannot do; the disk, not memory, takes its size)."""
 

@@ -69,7 +69,7 @@ def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int | None = N
     >>> _ = (folder / "a.txt").write_text("one two three four five"); _ = (folder / "b.jsonl").write_text("")
     >>> from core.corpus import open_corpus
     >>> [(Path(job.shard.path).name, job.part) for job in shard_jobs(open_corpus(folder), ReadOptions(), 10)]
-    [('a.txt', (0, 13)), ('a.txt', (13, 23)), ('b.jsonl', None)]
+    [('a.txt', (0, 7)), ('a.txt', (7, 18)), ('a.txt', (18, 23)), ('b.jsonl', None)]
     """
     jobs: list[ShardJob] = []
     split_bytes = SPLIT_TEXT_BYTES if split_bytes is None else split_bytes
