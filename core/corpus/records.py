@@ -102,6 +102,13 @@ def shard_documents(shard: Shard, options: ReadOptions, skipped: SkippedRecords)
                 yield text, index > 0
 
 
+def _skip_or_stop(problem: str, what: str, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> None:
+    """Count a bad record as skipped, or stop the run on it, as ``options`` say."""
+    if not options.skip_bad_records:
+        raise BadRecord(f"{problem}; fix the {what} or pass --skip-bad-records") from None
+    skipped.add(shard, problem)
+
+
 def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
     name = options.text_field
     for number, line in enumerate(stream, 1):
@@ -110,10 +117,7 @@ def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: Skippe
         try:
             yield _json_record(line, name, options.errors)
         except BadRecord as bad:
-            problem = f"{shard.shown}: line {number}: {bad}"
-            if not options.skip_bad_records:
-                raise BadRecord(f"{problem}; fix the record or pass --skip-bad-records") from None
-            skipped.add(shard, problem)
+            _skip_or_stop(f"{shard.shown}: line {number}: {bad}", "record", shard, options, skipped)
 
 
 def _json_record(line: bytes, name: str, errors: str) -> str:
@@ -175,10 +179,7 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
                     try:
                         yield _text_value(value, name, options.errors)
                     except BadRecord as bad:
-                        problem = f"{shard.shown}: row {row}: {bad}"
-                        if not options.skip_bad_records:
-                            raise BadRecord(f"{problem}; fix the row or pass --skip-bad-records") from None
-                        skipped.add(shard, problem)
+                        _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
         except pyarrow.ArrowException as error:
             raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
 
