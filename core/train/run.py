@@ -49,7 +49,7 @@ from core.corpus.records import ReadOptions, SkippedRecords
 from core.corpus.shards import Corpus, open_corpus
 from core.errors import SettingsError
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
-from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs
+from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
@@ -254,7 +254,7 @@ class TrainingRun:
         if self.path is None or self.workers < 2 or not hasattr(os, "fork") or self.dask is not None:
             yield None
             return
-        size = self.corpus.total_bytes if self.corpus is not None else self.path.stat().st_size
+        size = text_bytes_guess(self.corpus) if self.corpus is not None else self.path.stat().st_size
         if size < SHARED_READING_MIN_BYTES:
             yield None
             return

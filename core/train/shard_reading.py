@@ -28,6 +28,10 @@ from core.train.reading import decode_chunk, file_sha256
 SPLIT_TEXT_BYTES = 8 << 20
 """An uncompressed text shard above this size (8 MiB) is counted in parts of about this size."""
 
+COMPRESSION_GUESS = 4
+"""How many times its size on disk a compressed or Parquet shard's text is guessed to be (text compresses
+about 3 to 5 times): only to decide whether worker processes pay, never to report a size."""
+
 FLUSH_PRETOKENS = 1 << 16
 """Pre-tokens gathered from small records before they are added to the counts in one update."""
 
@@ -59,6 +63,17 @@ class ShardCount:
     counts: dict[str, int]
     sha256: str
     skipped: SkippedRecords = field(default_factory=SkippedRecords)
+
+
+def text_bytes_guess(corpus: Corpus) -> int:
+    """About how many bytes of text ``corpus`` holds: uncompressed text and JSON lines their size, compressed
+    and Parquet shards :data:`COMPRESSION_GUESS` times theirs.
+
+    >>> text_bytes_guess(Corpus("d", (Shard("a.txt", "text", None, 10), Shard("b.jsonl.gz", "jsonl", "gz", 10))))
+    50
+    """
+    return sum(shard.size if shard.plain_text or (shard.kind == "jsonl" and shard.compression is None)
+               else COMPRESSION_GUESS * shard.size for shard in corpus.shards)
 
 
 def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int | None = None) -> list[ShardJob]:

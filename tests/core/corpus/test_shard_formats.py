@@ -147,3 +147,31 @@ def test_another_text_field_and_column(tmp_path: Path) -> None:
     list(run.events())
     assert (run.result().vocab, run.result().merges) == reference.train(joined_text(documents), 300, [SPECIAL])
     assert run.documents == 80
+
+
+def test_worker_processes_count_the_shards_to_the_same_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 512 KiB of shards: the pool counts them (a spy proves it), and the merges are the joined text's."""
+    from core.train import worker_pool
+    from core.train.run import SHARED_READING_MIN_BYTES
+
+    jobs: list[int] = []
+
+    class Spy(worker_pool.WorkerPool):
+        def map_unordered(self, function, arguments):
+            arguments = list(arguments)
+            jobs.append(len(arguments))
+            return super().map_unordered(function, arguments)
+
+    monkeypatch.setattr(worker_pool, "WorkerPool", Spy)
+    documents = sample_documents() * 6
+    names = ["a.jsonl", "b.jsonl.gz", "c.parquet", "d.txt", "e.jsonl.zst"]
+    for index, name in enumerate(names):
+        write_shard(tmp_path / "corpus", name, documents[index::5])
+    every = [d for index in range(5) for d in documents[index::5]]
+    (tmp_path / "joined.txt").write_text(joined_text(every), encoding="utf-8", newline="")
+    assert (tmp_path / "joined.txt").stat().st_size > SHARED_READING_MIN_BYTES
+    expected = train_bpe(tmp_path / "joined.txt", 400, [SPECIAL], workers=1)
+    for workers in (2, 3):
+        jobs.clear()
+        assert train_bpe(tmp_path / "corpus", 400, [SPECIAL], workers=workers) == expected
+        assert jobs and jobs[0] == 5  # one job a shard, all in the pool
