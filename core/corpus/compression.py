@@ -12,6 +12,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import hashlib
 import io
 import lzma
 import zlib
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from core.corpus.extras import require
-from core.corpus.shards import Shard
+from core.corpus.shards import Shard, is_url
 from core.errors import CorpusError
 
 READ_BYTES = 1 << 20
@@ -66,10 +67,27 @@ class ZstdStream(io.RawIOBase):
         return n
 
 
+def open_raw(shard: Shard) -> BinaryIO:
+    """The shard's file as it is stored, opened for reading: a local file, or a URL through fsspec."""
+    if is_url(shard.path):
+        fsspec = require("fsspec", f"{shard.shown}: a corpus URL")
+        return fsspec.open(shard.path, "rb").open()
+    return open(shard.path, "rb")
+
+
+def shard_sha256(shard: Shard) -> str:
+    """Hex SHA-256 of the shard's stored bytes (compressed, where it is), read in blocks."""
+    digest = hashlib.sha256()
+    with reading(shard), open_raw(shard) as raw:
+        for block in iter(lambda: raw.read(READ_BYTES), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 @contextlib.contextmanager
 def shard_bytes(shard: Shard) -> Iterator[BinaryIO]:
     """The shard's decompressed bytes as a buffered binary stream, errors translated by :func:`reading`."""
-    with reading(shard), open(shard.path, "rb") as raw:
+    with reading(shard), open_raw(shard) as raw:
         if shard.compression is None:
             yield raw
         elif shard.size == 0:  # an empty file is an empty shard, whatever its name (xz would call it cut short)

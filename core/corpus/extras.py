@@ -1,7 +1,7 @@
 """The optional packages some shard formats need, imported only when a shard needs them.
 
-Parquet needs ``pyarrow`` and ``.zst`` needs ``zstandard``; both come with the ``formats`` extra
-(``pip install 'bpe-tui[formats]'``), so a plain-text user installs neither. A missing one is a one-line
+Parquet needs ``pyarrow``, ``.zst`` needs ``zstandard`` and a corpus URL ``fsspec``; they come with the
+``formats`` extra (``pip install 'bpe-tui[formats]'``), so a plain-text user installs none of them. A missing one is a one-line
 :class:`~core.errors.CorpusError` that names the shard, the package and the extra.
 """
 
@@ -12,7 +12,7 @@ from types import ModuleType
 
 from core.errors import CorpusError
 
-EXTRA_OF = {"pyarrow": "formats", "pyarrow.parquet": "formats", "zstandard": "formats"}
+EXTRA_OF = {"pyarrow": "formats", "pyarrow.parquet": "formats", "zstandard": "formats", "fsspec": "formats"}
 """Which extra of ``bpe-tui`` brings each optional module."""
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.corpus.compression import reading, shard_bytes
+from core.corpus.compression import open_raw, reading, shard_bytes
 from core.corpus.extras import require
 from core.corpus.shards import Shard
 from core.corpus.text_stream import text_pieces
@@ -194,7 +194,8 @@ class _ParquetSource:
 
     def __enter__(self) -> Any:
         if self.shard.compression is None:
-            return self.shard.path
+            self.spool = open_raw(self.shard)  # seekable, local or through fsspec
+            return self.spool
         self.spool = tempfile.TemporaryFile(prefix="bpe-tui-parquet-")
         with shard_bytes(self.shard) as stream:
             shutil.copyfileobj(stream, self.spool, 1 << 20)

@@ -6,16 +6,22 @@ A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl`
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm.
+
+A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
+plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
+(the ``formats`` extra), which is how a Dask cluster's workers reach a corpus they share.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.corpus.extras import require
 from core.errors import CorpusError
 from core.input_files import check_regular_file, os_problem, shown_path
 
@@ -33,6 +39,17 @@ COMPRESSIONS = {".gz": "gz", ".bz2": "bz2", ".xz": "xz", ".zst": "zst"}
 
 SHARD_NAMES = ".txt, .jsonl, .json or .parquet, optionally .gz, .bz2, .xz or .zst"
 """The shard names a folder is searched for, as messages say them."""
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL (read through fsspec) rather than a local path.
+
+    >>> is_url("s3://bucket/web"), is_url("file:///tmp/a.jsonl"), is_url("data/a.jsonl"), is_url("C:/a")
+    (True, True, False, False)
+    """
+    return _URL.match(path) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +164,8 @@ def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
     ([('a.txt', 'text', None), ('b.jsonl.gz', 'jsonl', 'gz')], 2)
     """
     text = os.fsdecode(os.fspath(spec))
+    if is_url(text):
+        return _remote(text)
     if os.path.isdir(text):
         return _folder(text)
     if not os.path.lexists(text) and glob.has_magic(text):
@@ -182,3 +201,38 @@ def _folder(folder: str) -> Corpus:
         )
     shards.sort(key=lambda shard: shard.path)
     return Corpus(folder, tuple(shards), ignored)
+
+
+def _remote(url: str) -> Corpus:
+    """The corpus at a URL: a file, a folder (searched recursively) or a glob, listed through fsspec."""
+    fsspec = require("fsspec", f"{shown_path(url)}: a corpus URL")
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if glob.has_magic(path):
+            found = {name: info for name, info in fs.glob(path, detail=True).items() if info["type"] == "file"}
+            if not found:
+                raise CorpusError(f"{shown_path(url)}: the pattern matches no file; check it")
+            named = True
+        elif fs.isdir(path):
+            found = fs.find(path, detail=True)
+            named = False
+        else:
+            found = {path: fs.info(path)}
+            named = True
+    except FileNotFoundError:
+        raise CorpusError(f"{shown_path(url)}: no such file; check the URL") from None
+    except (OSError, ValueError, ImportError) as error:
+        raise CorpusError(f"{shown_path(url)}: cannot be listed ({type(error).__name__}: {error}); check the URL") from None
+    shards: list[Shard] = []
+    ignored = 0
+    for name in sorted(found):
+        base = name.rstrip("/").rsplit("/", 1)[-1]
+        kind, compression = shard_format(base)
+        hidden = any(part.startswith((".", "_")) for part in name[len(path):].split("/") if part)
+        if not named and (kind is None or hidden):
+            ignored += 1
+            continue
+        shards.append(Shard(fs.unstrip_protocol(name), kind or "text", compression, int(found[name].get("size") or 0)))
+    if not shards:
+        raise CorpusError(f"{shown_path(url)}: holds no corpus shard ({SHARD_NAMES}); give a folder of shards or a file")
+    return Corpus(url, tuple(shards), ignored)

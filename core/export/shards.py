@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from core.atomic import OutputError, atomic_directory, atomic_open, describe_write_error, temp_prefix
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
-from core.corpus.shards import COMPRESSIONS, Corpus, Shard
+from core.corpus.shards import COMPRESSIONS, Corpus, Shard, is_url
 from core.errors import SettingsError
 from core.export.encoding import ITEM_BYTES, write_flushed
 from core.export.run import HEADER_BYTES, ExportFinished, ExportProgress, id_dtype, npy_header
@@ -115,11 +115,12 @@ def shard_output_names(corpus: Corpus) -> list[str]:
     >>> shard_output_names(corpus)
     ['x/a.jsonl.npy', 'b.txt.npy']
     """
-    folders = [os.path.dirname(os.path.abspath(shard.path)) for shard in corpus.shards]
-    root = os.path.commonpath(folders)
+    paths = [shard.path.split("://", 1)[1] if is_url(shard.path) else os.path.abspath(shard.path)
+             for shard in corpus.shards]
+    root = os.path.commonpath([os.path.dirname(path) for path in paths])
     names = []
-    for shard in corpus.shards:
-        name = os.path.relpath(os.path.abspath(shard.path), root)
+    for path in paths:
+        name = os.path.relpath(path, root)
         for suffix in COMPRESSIONS:
             if name.lower().endswith(suffix):
                 name = name[: -len(suffix)]

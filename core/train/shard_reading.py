@@ -18,12 +18,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.corpus.compression import shard_sha256
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
-from core.corpus.shards import Corpus, Shard
+from core.corpus.shards import Corpus, Shard, is_url
 from core.pretokenize.cuts import chunk_boundaries
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import special_token_pattern
-from core.train.reading import decode_chunk, file_sha256
+from core.train.reading import decode_chunk
 
 SPLIT_TEXT_BYTES = 8 << 20
 """An uncompressed text shard above this size (8 MiB) is counted in parts of about this size."""
@@ -89,7 +90,7 @@ def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int | None = N
     jobs: list[ShardJob] = []
     split_bytes = SPLIT_TEXT_BYTES if split_bytes is None else split_bytes
     for shard in corpus.shards:
-        if shard.plain_text and shard.size > split_bytes:
+        if shard.plain_text and shard.size > split_bytes and not is_url(shard.path):
             parts = -(-shard.size // split_bytes)
             bounds = chunk_boundaries(Path(shard.path), list(options.special_tokens), options.pattern, parts)
             for start, end in zip(bounds, bounds[1:]):
@@ -142,7 +143,7 @@ def _texts(job: ShardJob, skipped: SkippedRecords):
 
 def _digest(job: ShardJob) -> str:
     if job.part is None:
-        return file_sha256(Path(job.shard.path))
+        return shard_sha256(job.shard)
     start, end = job.part
     digest = hashlib.sha256()
     with open(job.shard.path, "rb") as handle:
