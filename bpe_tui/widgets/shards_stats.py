@@ -10,8 +10,8 @@ from core.corpus.summary import ShardsSummary
 
 from bpe_tui.text import escape_token, format_bytes
 
-SHARDS_LISTED = 6
-"""Shards listed one a line; the rest are summed up in one line."""
+SHARDS_LISTED = 4
+"""Shards listed one a line (the pane is short at 80x24); the rest are summed up in one line."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -26,7 +26,7 @@ def shards_content(summary: ShardsSummary) -> Content:
     >>> shard = Shard("d/a.jsonl.gz", "jsonl", "gz", 2048)
     >>> print(shards_content(ShardsSummary(Corpus("d", (shard,), 1), (ShardSummary(shard, 3, 90),), True)).plain)
     d  1 shard · 3 records · 2.0 KiB on disk · 90 B of text
-    a.jsonl.gz     jsonl gz     2.0 KiB         3 records
+    a.jsonl.gz           2.0 KiB    3 records
     1 other file in the folder is not a shard
     """
     corpus = summary.corpus
@@ -39,12 +39,12 @@ def shards_content(summary: ShardsSummary) -> Content:
         )
     ]
     counted = {shard_summary.shard.path: shard_summary for shard_summary in summary.shards}
-    for shard in corpus.shards[:SHARDS_LISTED]:
-        kind = f"{shard.kind} {shard.compression or ''}".strip()
+    for shard in corpus.shards[:SHARDS_LISTED]:  # the name says the format: one short line each, 41 cells
         seen = counted.get(shard.path)
         records = _count(seen.records, "record") if seen is not None else "…"
         name = escape_token(Path(shard.path).name, glyphs=False)
-        lines.append(Content(f"{name[:14]:<14} {kind:<10} {format_bytes(shard.size):>9} {records:>17}"))
+        name = name if len(name) <= 18 else name[:17] + "…"
+        lines.append(Content(f"{name:<18} {format_bytes(shard.size):>9} {records:>12}"))
     more = len(corpus.shards) - SHARDS_LISTED
     if more > 0:
         rest = sum(shard.size for shard in corpus.shards[SHARDS_LISTED:])
