@@ -61,7 +61,7 @@ def start_record(training: TrainingRun) -> dict[str, Any]:
         "event": "start",
         "format": EVENTS_FORMAT,
         "version": EVENTS_VERSION,
-        "corpus": str(training.path),
+        "corpus": training.corpus_spec,
         "vocab_size": training.vocab_size,
         "special_tokens": list(training.special_tokens),
         "min_frequency": training.min_frequency,

@@ -185,6 +185,13 @@ class TrainingRun:
         return cls(None, vocab_size, special_tokens, text=text, **options)
 
     @property
+    def corpus_spec(self) -> str | None:
+        """The corpus as given: a file, a folder, a glob or a URL (``None`` for in-memory text)."""
+        if self.corpus is not None:
+            return self.corpus.spec
+        return str(self.path) if self.path is not None else None
+
+    @property
     def merges_done(self) -> int:
         return len(self.merges)
 
@@ -201,7 +208,7 @@ class TrainingRun:
         info = TrainingInfo(
             vocab_size=self.vocab_size,
             min_frequency=self.min_frequency,
-            corpus_path=str(self.path) if self.path is not None else None,
+            corpus_path=self.corpus_spec,
             corpus_bytes=self._corpus_bytes,
             corpus_sha256=self._corpus_sha256,
             workers=self.workers,

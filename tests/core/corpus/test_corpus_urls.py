@@ -12,7 +12,7 @@ import pytest
 from core.corpus import open_corpus
 from core.errors import CorpusError
 from core.train import dask_counting
-from core.train.run import train_bpe
+from core.train.run import TrainingRun, train_bpe
 from tests.core.corpus.corpus_cases import SPECIAL, jsonl_bytes, parquet_bytes, sample_documents, write_shard
 
 DOCUMENTS = sample_documents()[:200]
@@ -36,6 +36,9 @@ def test_a_file_url_reads_as_its_path(tmp_path: Path) -> None:
     assert train_bpe(f"file://{corpus}", 320, [SPECIAL], workers=1) == expected
     assert train_bpe(f"file://{corpus}/**/*.*", 320, [SPECIAL], workers=2) == train_bpe(
         f"{corpus}/**/*.*", 320, [SPECIAL], workers=1)
+    run = TrainingRun(f"file://{corpus}", 300, [SPECIAL], workers=1)
+    list(run.events())
+    assert run.result().training.corpus_path == f"file://{corpus}"  # the URL as given, not a mangled path
 
 
 def test_a_memory_url_on_a_dask_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
