@@ -4,7 +4,9 @@
 CLI iterate the same events. The work is split in three phases:
 
 1. reading: the corpus is cut into chunks at safe cuts (see ``core.pretokenize.cuts``) and each chunk's
-   pre-tokens are counted, across processes when the file is large enough for that to pay;
+   pre-tokens are counted, across processes when the file is large enough for that to pay; a corpus of
+   shards (JSON lines, Parquet, compressed, a folder, a glob or a URL: ``core.corpus``) is counted shard
+   by shard (``shard_reading``), in the worker processes or on a Dask cluster (``dask_counting``);
 2. counting: every unique pre-token becomes a list of byte ids, and each adjacent pair gets a count
    (weighted by the pre-token's frequency) and an index of the pre-tokens it occurs in;
 3. merging: a max-heap with lazy invalidation yields the best pair; merging it changes only the counts
@@ -419,9 +421,11 @@ def train_bpe(
     special_tokens: list[str],
     **options,
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Train a byte-level BPE tokenizer on a text file (the CS336 assignment 1 interface).
+    """Train a byte-level BPE tokenizer on a text file (the CS336 assignment 1 interface), or on a corpus of
+    shards (a ``.jsonl``/``.parquet``/compressed file, a folder, a glob or a URL; each record a document).
 
-    Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``).
+    Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``,
+    ``text_field``, ``skip_bad_records``, ``dask``).
 
     >>> import tempfile; path = Path(tempfile.mkstemp()[1]); _ = path.write_text("low low low lower lower newest")
     >>> vocab, merges = train_bpe(path, 258, [])
