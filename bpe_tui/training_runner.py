@@ -21,6 +21,8 @@ from pathlib import Path
 
 from textual.message import Message
 
+from core.corpus import open_corpus
+from core.errors import BPEError
 from core.model import BPEModel, TrainingInfo
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingFinished
 from core.train.memory import RSSProbe
@@ -67,9 +69,9 @@ def stopped_model(spec: TrainingSpec, merges: Sequence[MergeMade]) -> BPEModel:
         corpus_bytes, corpus_sha256 = len(data), hashlib.sha256(data).hexdigest()
     else:
         corpus_sha256 = ""
-        try:
-            corpus_bytes = spec.corpus_path.stat().st_size if spec.corpus_path is not None else 0
-        except OSError:
+        try:  # a folder of shards counts its shards' bytes, as a finished run does
+            corpus_bytes = open_corpus(spec.corpus_path).total_bytes if spec.corpus_path is not None else 0
+        except (OSError, BPEError):
             corpus_bytes = 0
     info = TrainingInfo(
         vocab_size=spec.vocab_size,
