@@ -96,9 +96,11 @@ class DaskCounting:
         """
         distributed = self._distributed
         if self.address is None:
+            # dashboard_address ":0": a free port of its own (None still took 8787, which another cluster
+            # on this machine may hold, and warned about it).
             self._cluster = distributed.LocalCluster(
                 n_workers=self.local_workers, threads_per_worker=1, processes=LOCAL_PROCESSES,
-                dashboard_address=None, silence_logs=logging.ERROR,
+                dashboard_address=":0", silence_logs=logging.ERROR,
             )
             self._client = distributed.Client(self._cluster)
         else:
