@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.analysis.markers import MarkerCounts
+    from core.train.events import ShardsRead
 
 SPACE_GLYPH = "·"
 NEWLINE_GLYPH = "↵"
@@ -238,6 +239,18 @@ def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
 
 
 # ----------------------------------------------------------------------------------- sizes, rates, times
+
+
+def shards_line(shards: ShardsRead) -> str:
+    """Shard progress of a run in a few words, as the CLI and the dashboard show it.
+
+    >>> from core.train.events import ShardsRead
+    >>> shards_line(ShardsRead(3, 10, 1200, 2, 4)), shards_line(ShardsRead(0, 1, 0, 0, 1))
+    ('3/10 shards, 1,200 documents, 2 skipped, 4 workers', '0/1 shards, 0 documents, 1 worker')
+    """
+    skipped = f", {shards.skipped:,} skipped" if shards.skipped else ""
+    workers = f"{shards.workers} worker{'s' if shards.workers != 1 else ''}"
+    return f"{shards.done}/{shards.total} shards, {shards.documents:,} documents{skipped}, {workers}"
 
 
 def format_bytes(n: float) -> str:

@@ -21,8 +21,10 @@ from pathlib import Path
 
 from textual.message import Message
 
+from core.corpus import open_corpus
+from core.errors import BPEError
 from core.model import BPEModel, TrainingInfo
-from core.train.events import MergeMade, PhaseProgress, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingFinished
 from core.train.memory import RSSProbe
 
 from bpe_tui.services import ProbeFactory, SourceFactory
@@ -72,9 +74,9 @@ def stopped_model(spec: TrainingSpec, merges: Sequence[MergeMade]) -> BPEModel:
         corpus_bytes, corpus_sha256 = len(data), hashlib.sha256(data).hexdigest()
     else:
         corpus_sha256 = ""
-        try:
-            corpus_bytes = spec.corpus_path.stat().st_size if spec.corpus_path is not None else 0
-        except OSError:
+        try:  # a folder of shards counts its shards' bytes, as a finished run does
+            corpus_bytes = open_corpus(spec.corpus_path).total_bytes if spec.corpus_path is not None else 0
+        except (OSError, BPEError):
             corpus_bytes = 0
     info = TrainingInfo(
         vocab_size=spec.vocab_size,
@@ -160,6 +162,8 @@ class TrainingRunner:
         """Bytes per second of the reading phase: its whole rate once it is over, the rate so far while it
         goes on (after a second), None before. Kept here because a short reading phase may end between
         two posts, and a dashboard that saw none of them still shows the estimate it feeds."""
+        shards: ShardsRead | None = None
+        """The latest shard progress, for a corpus of shards (``None`` for one text file)."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, TrainingRunner.Progressed) and message.run == self.run
@@ -275,6 +279,7 @@ class TrainingRunner:
         dirty = True
         rss = 0
         read_rate: float | None = None  # the reading phase's, once it is over
+        shards: ShardsRead | None = None
 
         def flush() -> Iterator[TrainingRunner.RunMessage]:
             nonlocal pending, dirty, rss
@@ -289,7 +294,7 @@ class TrainingRunner:
                 rate_now = reading_rate(done, total, now - phase_started, settle_seconds=READ_RATE_AFTER_SECONDS)
             yield self.Progressed(
                 number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak,
-                rate_now,
+                rate_now, shards,
             )
             dirty = False
 
@@ -313,6 +318,8 @@ class TrainingRunner:
                             read_rate = reading_rate(total, total, now - phase_started, settle_seconds=0.0)
                         phase, phase_started = event.phase, now
                     done, total = event.done, event.total
+                elif isinstance(event, ShardsRead):
+                    shards = event
                 elif isinstance(event, SamplesMeasured):
                     yield self.SamplesMeasured(number, event)
                 elif isinstance(event, TrainingFinished):

@@ -214,3 +214,23 @@ def test_varied_text_joins_what_is_there(tmp_path):
     written = varied.write_varied(shakespeare, tmp_path, copies=2)
     text = written.read_text(encoding="utf-8")
     assert text.startswith("First Citizen:") and text.count(SPECIAL) == 1
+
+
+def test_scaling_corpora_grow_their_unique_pretokens(tmp_path: Path):
+    """The built corpora: shards and joined text hold the same documents, and repeats add new pre-tokens."""
+    from core import reference
+    from core.corpus import open_corpus
+
+    scaling = load("scaling")
+    documents = ["the quick brown foxes jumped", "над ленивой собакой", "日本語の文章"]
+    shards, joined, count = scaling.build_corpus(documents, 2_000, tmp_path)
+    text = joined.read_text(encoding="utf-8")
+    assert count == len(text.split(SPECIAL)) and len(open_corpus(shards).shards) == 1
+    records = [json.loads(line)["text"] for line in next(shards.iterdir()).read_text(encoding="utf-8").splitlines()]
+    assert records == text.split(SPECIAL)
+    assert records[3] == "the quickb brownb foxesb jumpedb"  # the second repeat: long Latin words get a suffix
+    once = len(reference.count_pretokens(SPECIAL.join(records[:3]), [SPECIAL]))
+    assert len(reference.count_pretokens(text, [SPECIAL])) > 10 * once
+    result = scaling.train_shards(str(shards), 300, 1)
+    _, merges = reference.train(text, 300, [SPECIAL])
+    assert result["merges"] == len(merges) and result["unique"] == len(reference.count_pretokens(text, [SPECIAL]))

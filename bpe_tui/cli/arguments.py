@@ -142,6 +142,41 @@ def worker_count(text: str) -> int:
     return count
 
 
+def one_corpus(paths: str | list[str], command: str) -> str:
+    """The one CORPUS of a command: several paths mean the shell expanded a glob that was not quoted.
+
+    >>> one_corpus(["shards"], "train")
+    'shards'
+    >>> one_corpus(["a.jsonl", "b.jsonl"], "train")
+    Traceback (most recent call last):
+    core.errors.SettingsError: 2 corpus paths given (a.jsonl, b.jsonl); give one file, folder or glob, and quote a glob ('shards/*.jsonl.gz') so the shell leaves it to bpe-tui; see 'bpe-tui train --help'
+    """
+    if isinstance(paths, str):
+        return paths
+    if len(paths) == 1:
+        return paths[0]
+    from core.errors import SettingsError
+
+    shown = ", ".join(shown_path(path) for path in paths[:3]) + (", ..." if len(paths) > 3 else "")
+    raise SettingsError(
+        f"{len(paths)} corpus paths given ({shown}); give one file, folder or glob, and quote a glob "
+        f"('shards/*.jsonl.gz') so the shell leaves it to bpe-tui; see 'bpe-tui {command} --help'"
+    )
+
+
+def add_corpus_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that reads a corpus of shards (JSON lines, Parquet)."""
+    parser.add_argument(
+        "--text-field", default="text", metavar="NAME",
+        help="the JSON field or Parquet column holding each record's text (default: text)",
+    )
+    parser.add_argument(
+        "--skip-bad-records", action="store_true",
+        help="skip records that cannot be read (not JSON, no text field, not a string), count them and "
+        "report them, instead of stopping at the first",
+    )
+
+
 def add_force(parser: argparse.ArgumentParser) -> None:
     """The ``--force`` option of every command that writes files."""
     parser.add_argument(

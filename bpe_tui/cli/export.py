@@ -18,15 +18,16 @@ import sys
 import time
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_force, path_text, worker_count
+from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, path_text, worker_count
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import escape_token, eta, format_duration, format_eta, format_rate, rate
 from bpe_tui.throughput import CorpusSize, estimate_line, parse_size
+from core.corpus import open_corpus
 from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
+from core.export.shards import export_shard_events
 from core.export.sidecar import sidecar_path
 from core.formats import load_tokenizer
-from core.train.reading import check_corpus_path
 
 PLAIN_INTERVAL = 2.0
 """Seconds between progress lines when stderr is not a terminal."""
@@ -43,15 +44,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "export",
         help="encode a corpus to a .npy array of token ids",
         description="Encode CORPUS with TOKENIZER into a .npy file (uint16 when ids fit, else uint32), "
-        "in parallel; the ids equal encoding the whole file at once. Beside it, IDS.npy.json records the "
-        "tokenizer's fingerprint and the corpus (bpe-tui verify checks them). An existing output file is "
-        "only replaced with --force, and an input never is.",
+        "in parallel; the ids equal encoding the whole file at once. A corpus of shards (.jsonl, .parquet, "
+        "compressed, a folder or a quoted glob) gives the ids of its documents joined by the tokenizer's "
+        "first special token, as in one text file. Beside it, IDS.npy.json records the tokenizer's "
+        "fingerprint and the corpus (bpe-tui verify checks them). An existing output file is only replaced "
+        "with --force, and an input never is.",
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, help="UTF-8 text file")
+    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+                        help="UTF-8 text file, shard, folder of shards or quoted glob")
     parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
                         help="tokenizer file of any supported format, or its folder")
     parser.add_argument("-o", "--output", required=True, metavar="IDS.npy", type=path_text,
-                        help="output .npy file (written atomically)")
+                        help="output .npy file (written atomically); with --per-shard a new folder")
+    parser.add_argument("--per-shard", action="store_true",
+                        help="write one .npy per shard into the new folder -o, named after the shard")
+    add_corpus_options(parser)
     parser.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1, metavar="K",
                         help="processes encoding in parallel (default: number of CPUs; at most 4 per CPU)")
     parser.add_argument("--merges", metavar="PATH", type=path_text,
@@ -71,22 +78,38 @@ def _size(text: str) -> CorpusSize:
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
-    check_corpus_path(args.corpus)
-    outputs.add_input(args.corpus, "the corpus")
+    corpus = open_corpus(one_corpus(args.corpus, "export"))
+    for shard in corpus.shards:
+        outputs.add_input(shard.path, "the corpus")
     add_tokenizer_inputs(outputs, Path(args.tokenizer), args.merges)
-    output = outputs.add(args.output, "-o")
-    outputs.add(sidecar_path(output), "-o's sidecar")
+    if args.per_shard:
+        output = Path(args.output)
+        events = export_shard_events(corpus, model, output, workers=args.workers, per_shard=True,
+                                     text_field=args.text_field, skip_bad_records=args.skip_bad_records)
+    else:
+        output = outputs.add(args.output, "-o")
+        outputs.add(sidecar_path(output), "-o's sidecar")
+        if corpus.single_plain_text:
+            events = export_events(Path(corpus.spec), model, output, workers=args.workers)
+        else:
+            events = export_shard_events(corpus, model, output, workers=args.workers,
+                                         text_field=args.text_field, skip_bad_records=args.skip_bad_records)
     err = sys.stderr
     tty = err.isatty()
     interval = TTY_INTERVAL if tty else PLAIN_INTERVAL
     started = last = time.monotonic()
     # closing(): on Ctrl-C the export stops its workers and removes its temporary files right away.
-    with outputs.saving(), \
-            contextlib.closing(export_events(Path(args.corpus), model, output, workers=args.workers)) as events:
+    skipped = 0
+    with outputs.saving(), contextlib.closing(events):
         for event in events:
             now = time.monotonic()
             if isinstance(event, ExportSaving):
                 outputs.hold()  # the array and its sidecar are renamed both or neither
+            elif not isinstance(event, (ExportFinished, ExportProgress)):  # one shard done
+                skipped += event.skipped.count
+                if event.skipped.count:
+                    err.write(f"{CLEAR if tty else ''}skipped {event.skipped.count:,} bad records; the first: "
+                              f"{escape_token(event.skipped.first or '', glyphs=False)}\n")
             elif isinstance(event, ExportFinished):
                 elapsed = now - started
                 speed = rate(event.corpus_bytes, elapsed)

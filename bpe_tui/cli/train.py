@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from bpe_tui.cli.arguments import add_force, path_text, special_token, worker_count
+from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, path_text, special_token, worker_count
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, finish_events, write_event
@@ -42,15 +42,17 @@ def add_parser(subparsers: Any) -> None:
     """Register ``train`` and its options with the dispatcher's subparsers."""
     parser = subparsers.add_parser(
         "train",
-        help="train a byte-level BPE tokenizer on a text file",
+        help="train a byte-level BPE tokenizer on a corpus",
         description=(
-            "Train a byte-level BPE tokenizer (Stanford CS336 semantics) on a UTF-8 text file and save it "
-            "in bpe-tui's JSON format. Progress goes to stderr: a live display on a terminal, plain lines "
+            "Train a byte-level BPE tokenizer (Stanford CS336 semantics) on a UTF-8 text file, or on shards "
+            "(.txt, .jsonl, .parquet, each maybe .gz/.bz2/.xz/.zst) in a folder or a quoted glob, and save it "
+            "in bpe-tui's JSON format. Each record, and each shard, is a document of its own. Progress goes to stderr: a live display on a terminal, plain lines "
             "otherwise. Nothing is written if training fails or is interrupted. Existing output files are "
             "only replaced with --force, and the corpus never is."
         ),
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, help="UTF-8 text file to train on")
+    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+                        help="UTF-8 text file, shard, folder of shards or quoted glob to train on")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N",
         help="final vocabulary size: 256 byte tokens + the special tokens + the merges",
@@ -71,6 +73,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--errors", choices=("strict", "replace"), default="strict",
         help="invalid UTF-8 in the corpus: 'strict' (default) stops with its byte offset, 'replace' uses U+FFFD",
+    )
+    add_corpus_options(parser)
+    parser.add_argument(
+        "--dask", default=None, metavar="ADDRESS",
+        help="count the shards on a Dask cluster: its scheduler (tcp://HOST:8786), or local[:N] for a "
+        "local cluster of N worker processes; merging stays here (needs: pip install 'bpe-tui[dask]')",
     )
     parser.add_argument(
         "-o", "--output", type=path_text, default=None, metavar="OUT.json",
@@ -111,18 +119,31 @@ def train_command(
     if outputs is None:
         outputs = Outputs("train", force=getattr(args, "force", False))
     training = TrainingRun(
-        args.corpus,
+        one_corpus(args.corpus, "train"),
         args.vocab_size,
         args.special_tokens,
         workers=args.workers,
         min_frequency=args.min_frequency,
         errors=args.errors,
+        text_field=getattr(args, "text_field", "text"),
+        skip_bad_records=getattr(args, "skip_bad_records", False),
+        dask=getattr(args, "dask", None),
     )
     assert training.path is not None
-    output = Path(args.output) if args.output is not None else default_output(training.path, args.vocab_size)
+    if args.output is not None:
+        output = Path(args.output)
+    elif training.corpus is not None:
+        output = Path(f"{training.corpus.name}-{args.vocab_size}.json")
+    else:
+        output = default_output(training.path, args.vocab_size)
     events = Path(args.events) if args.events is not None else None
-    check_outputs(outputs, training.path, output, events)
-    warn_unlisted_markers(training.path, args.special_tokens, stream)
+    if training.corpus is None:
+        check_outputs(outputs, training.path, output, events)
+        warn_unlisted_markers(training.path, args.special_tokens, stream)
+    else:
+        for shard in training.corpus.shards:
+            outputs.add_input(Path(shard.path), "a shard of the corpus")
+        check_outputs(outputs, None, output, events)
 
     if interactive is None:
         interactive = _is_terminal(stream)
@@ -144,8 +165,21 @@ def train_command(
                 if sink is not None:
                     finish_events(sink)
                 written = save_tokenizer(finished.model, output, format="bpe-tui")
+        if training.skipped.count:
+            reporter.finish(skipped_line(training))
         reporter.finish(summary_line(stats, finished, written, events))
     return 0
+
+
+def skipped_line(training: TrainingRun) -> str:
+    """The line that reports the bad records ``--skip-bad-records`` left out: how many, where, the first."""
+    skipped = training.skipped
+    shards = len(skipped.by_shard)
+    first = escape_controls(skipped.first or "", keep="")
+    return (
+        f"skipped {skipped.count:,} bad record{'s' if skipped.count != 1 else ''} in {shards} "
+        f"shard{'s' if shards != 1 else ''}; the first: {first}"
+    )
 
 
 def drive(training: TrainingRun, reporter: Reporter, sink: BinaryIO | None) -> TrainingFinished:
@@ -203,7 +237,7 @@ def default_output(corpus: Path, vocab_size: int) -> Path:
     return Path(f"{corpus.stem}-{vocab_size}.json")
 
 
-def check_outputs(outputs: Outputs, corpus: Path, output: Path, events: Path | None) -> None:
+def check_outputs(outputs: Outputs, corpus: Path | None, output: Path, events: Path | None) -> None:
     """Refuse, before any training, output paths that could not be written or would overwrite an input.
 
     Raises:
@@ -211,7 +245,8 @@ def check_outputs(outputs: Outputs, corpus: Path, output: Path, events: Path | N
             ``--force`` was not given.
         SettingsError: an output path is the corpus, or both outputs are the same file.
     """
-    outputs.add_input(corpus, "the corpus itself")
+    if corpus is not None:
+        outputs.add_input(corpus, "the corpus itself")
     outputs.add(output, "-o")
     if events is not None:
         outputs.add(events, "--events")

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate, shards_line
 from core.model import BPEModel
-from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
 from core.train.memory import RSSProbe, peak_rss_self_bytes
 
 REFRESH_SECONDS = 0.1
@@ -47,6 +47,7 @@ class TrainingStats:
         merges: merges made so far.
         longest: the longest token made so far, and ``longest_rank`` the merge that made it.
         rss: the process tree's resident memory at the last sample.
+        shards: the latest shard progress of a corpus of shards (``None`` for one text file).
     """
 
     def __init__(self, *, clock: Clock, probe: RSSProbe, kernel_peak: Callable[[], int] = peak_rss_self_bytes):
@@ -64,6 +65,7 @@ class TrainingStats:
         self.longest = b""
         self.longest_rank = -1
         self.rss = 0
+        self.shards: ShardsRead | None = None
         self._sampled_at: float | None = None
 
     def observe(self, event: TrainingEvent) -> bool:
@@ -73,6 +75,9 @@ class TrainingStats:
             token = event.left + event.right
             if len(token) > len(self.longest):
                 self.longest, self.longest_rank = token, event.rank
+            return False
+        if isinstance(event, ShardsRead):
+            self.shards = event
             return False
         if isinstance(event, PhaseProgress):
             changed = event.phase != self.phase
@@ -119,6 +124,15 @@ class TrainingStats:
         if self.phase == "counting":
             return None
         return eta(self.done, self.total, self.clock() - self.phase_started)
+
+    def shards_shown(self) -> str:
+        """Shard progress in a few words (empty for one text file).
+
+        >>> stats = TrainingStats(clock=lambda: 0.0, probe=RSSProbe())
+        >>> _ = stats.observe(ShardsRead(3, 10, 1200, 2, 4)); stats.shards_shown()
+        '3/10 shards, 1,200 documents, 2 skipped, 4 workers'
+        """
+        return shards_line(self.shards) if self.shards is not None else ""
 
     def longest_shown(self) -> str:
         """The longest token, escaped and cut to :data:`TOKEN_SHOWN_CHARS`, with its length in bytes."""
@@ -214,6 +228,7 @@ class PlainReporter(Reporter):
             return (
                 f"reading: {percent} ({format_bytes(stats.done)} of {format_bytes(stats.total)}), "
                 f"{format_rate(stats.rate, 'B')}{tail}, {memory}"
+                + (f", {stats.shards_shown()}" if stats.shards is not None else "")
             )
         return (
             f"merging: {percent} ({stats.done:,}/{stats.total:,} merges), {format_rate(stats.rate, 'merges')}{tail}, "
@@ -307,7 +322,8 @@ class LiveReporter(Reporter):
     def _phase_detail(self) -> str:
         stats = self.stats
         if stats.phase == "reading":
-            return f"{format_bytes(stats.done)} of {format_bytes(stats.total)} read"
+            shards = f" ({stats.shards_shown()})" if stats.shards is not None else ""
+            return f"{format_bytes(stats.done)} of {format_bytes(stats.total)} read{shards}"
         if stats.phase == "counting":
             return f"pairs in {stats.unique_pretokens:,} unique pre-tokens"
         if stats.phase == "merging":

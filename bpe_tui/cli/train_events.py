@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.formats.byte_alphabet import encode_bytes
-from core.train.events import MergeMade, PhaseProgress, TrainingEvent
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingEvent
 from core.atomic import atomic_open
 from core.train.run import TrainingRun
 
@@ -61,7 +61,7 @@ def start_record(training: TrainingRun) -> dict[str, Any]:
         "event": "start",
         "format": EVENTS_FORMAT,
         "version": EVENTS_VERSION,
-        "corpus": str(training.path),
+        "corpus": training.corpus_spec,
         "vocab_size": training.vocab_size,
         "special_tokens": list(training.special_tokens),
         "min_frequency": training.min_frequency,
@@ -80,6 +80,8 @@ def event_record(event: TrainingEvent) -> dict[str, Any]:
     ('merge', 256, 'Ġ', '20', 't', 90)
     >>> event_record(PhaseProgress("reading", 10, 20))
     {'event': 'phase', 'phase': 'reading', 'done': 10, 'total': 20}
+    >>> event_record(ShardsRead(1, 4, 100, 0, 2))
+    {'event': 'shards', 'done': 1, 'total': 4, 'documents': 100, 'skipped': 0, 'workers': 2}
     """
     if isinstance(event, MergeMade):
         return {
@@ -96,6 +98,8 @@ def event_record(event: TrainingEvent) -> dict[str, Any]:
         }
     if isinstance(event, PhaseProgress):
         return {"event": "phase", "phase": event.phase, "done": event.done, "total": event.total}
+    if isinstance(event, ShardsRead):
+        return {"event": "shards", **event._asdict()}
     return {
         "event": "finished",
         "reason": event.reason,

@@ -1,4 +1,9 @@
-"""The corpus pane: browse for a corpus file, preview it, see its stats and script mix, and start training."""
+"""The corpus pane: browse for a corpus file or a folder of shards, preview it, see its stats, and start training.
+
+A plain text file shows its size, lines, documents and script mix; a shard (``.jsonl``, ``.parquet``,
+anything compressed) or a folder of shards (``f`` picks the highlighted folder) shows its shards,
+records and bytes, counted by reading every record once, as training will.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,10 @@ from textual.screen import Screen
 from textual.widgets import DirectoryTree, Footer, Header, Static, Tree
 from textual.worker import get_current_worker
 
-from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
+from core.analysis.corpus_stats import CorpusStats, escape_controls, preview_text, scan_corpus
+from core.corpus import open_corpus
+from core.corpus.shards import shard_format
+from core.corpus.summary import ShardsSummary, scan_shards, shards_preview
 from core.errors import CorpusError
 
 from bpe_tui.messages import SessionChanged
@@ -24,6 +32,7 @@ from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle, TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
+from bpe_tui.widgets.shards_stats import shards_content
 from bpe_tui.widgets.training_form import TrainingForm
 
 PREVIEW_BYTES = 4096
@@ -32,6 +41,21 @@ PREVIEW_BYTES = 4096
 def _is_file(path: Path) -> bool:
     try:
         return path.is_file()
+    except OSError:
+        return False
+
+
+def is_shards(path: Path) -> bool:
+    """Whether ``path`` is read as shards (a folder, JSON lines, Parquet, anything compressed), not as one text.
+
+    >>> is_shards(Path("a.txt")), is_shards(Path("a.txt.gz")), is_shards(Path("b.jsonl")), is_shards(Path("notes"))
+    (False, True, True, False)
+    """
+    kind, compression = shard_format(path.name)
+    if kind not in (None, "text") or compression is not None:
+        return True
+    try:
+        return path.is_dir()
     except OSError:
         return False
 
@@ -56,6 +80,7 @@ class CorpusScreen(Screen):
     BINDINGS = [
         Binding("s", "show_samples", "Samples", tooltip="Show the bundled sample corpora"),
         Binding("w", "show_workdir", "Working dir", tooltip="Show the working directory"),
+        Binding("f", "choose_folder", "Folder", tooltip="Train on the highlighted folder of shards"),
         Binding("ctrl+t", "train", "Train", tooltip="Train on the chosen file with these settings"),
         Binding("escape", "focus_tree", "To tree", show=False),
     ]
@@ -82,6 +107,13 @@ class CorpusScreen(Screen):
 
         stats: CorpusStats
         special_tokens: tuple[str, ...]
+
+    @dataclass
+    class ShardsScanned(Message):
+        """Counts of the shards of ``path`` so far (``summary.complete`` once the scan is done)."""
+
+        path: Path
+        summary: ShardsSummary
 
     @dataclass
     class ScanFailed(Message):
@@ -150,7 +182,10 @@ class CorpusScreen(Screen):
         self._shown = (path, self.query_one(TrainingForm).special_tokens)
         self._stats = None
         self.query_one("#preview-box").border_title = f"Preview · {path.name}"
-        self._scan(path, self.query_one(TrainingForm).special_tokens)
+        if is_shards(path):
+            self._scan_shards(path)
+        else:
+            self._scan(path, self.query_one(TrainingForm).special_tokens)
 
     @on(TrainingForm.SpecialsChanged)
     def _specials_changed(self, message: TrainingForm.SpecialsChanged) -> None:
@@ -171,6 +206,28 @@ class CorpusScreen(Screen):
         except OSError as error:
             self.post_message(self.ScanFailed(path, error.strerror or str(error)))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
+    def _scan_shards(self, path: Path) -> None:
+        """Find the shards, read a preview, then count every shard's records, posting ~10 updates a second."""
+        worker = get_current_worker()
+        try:
+            corpus = open_corpus(path)
+            self.post_message(self.PreviewRead(path, escape_controls(shards_preview(corpus, PREVIEW_BYTES))))
+            throttle = Throttle(0.1)
+            for summary in scan_shards(corpus):
+                if worker.is_cancelled:
+                    return
+                if summary.complete or throttle.ready():
+                    self.post_message(self.ShardsScanned(path, summary))
+        except CorpusError as error:
+            self.post_message(self.ScanFailed(path, str(error)))
+        except OSError as error:
+            self.post_message(self.ScanFailed(path, error.strerror or str(error)))
+
+    def on_corpus_screen_shards_scanned(self, message: ShardsScanned) -> None:
+        if message.path == self._session.corpus_path:
+            self.query_one(CorpusStatsView).update(shards_content(message.summary))
+
     def on_corpus_screen_preview_read(self, message: PreviewRead) -> None:
         if message.path == self._session.corpus_path:
             self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
@@ -182,7 +239,10 @@ class CorpusScreen(Screen):
 
     def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
         self._shown = None
-        self.query_one(CorpusStatsView).show_message(f"{message.path.name}: {message.reason}", error=True)
+        if message.path == self._session.corpus_path:  # not the last corpus's preview under this one's error
+            self.query_one("#preview", Static).update("")
+        reason = message.reason if message.reason.startswith(str(message.path)) else f"{message.path.name}: {message.reason}"
+        self.query_one(CorpusStatsView).show_message(reason, error=True)
 
     # -- actions ------------------------------------------------------------------------------------------------
 
@@ -200,6 +260,15 @@ class CorpusScreen(Screen):
         tree.path = self._corpus_root
         tree.focus()
 
+    def action_choose_folder(self) -> None:
+        """Make the highlighted folder (or the highlighted file's folder) the corpus: its shards are trained on."""
+        tree = self.query_one(CorpusTree)
+        node = tree.cursor_node
+        path = getattr(node.data, "path", None) if node is not None else None
+        if not isinstance(path, Path):
+            return
+        self._session.set_corpus(path if path.is_dir() else path.parent)
+
     def action_focus_tree(self) -> None:
         self.query_one(CorpusTree).focus()
 
@@ -208,14 +277,12 @@ class CorpusScreen(Screen):
 
     @on(TrainingForm.TrainRequested)
     def _train(self, message: TrainingForm.TrainRequested) -> None:
-        from core.train.reading import check_corpus_path
-
         path = self._session.corpus_path
         if path is None:
             self.notify("Choose a corpus file in the tree first.", severity="error", markup=False)
             return
         try:
-            check_corpus_path(path)
+            open_corpus(path)  # a text file, a shard or a folder of shards
         except CorpusError as error:
             self.notify(str(error), title="Cannot train", severity="error", markup=False)
             return

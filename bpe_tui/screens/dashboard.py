@@ -116,6 +116,7 @@ class DashboardScreen(Screen):
                     progress.peak_rss,
                     progress.merges_done,
                     progress.read_rate,
+                    progress.shards,
                 )
         if training.measured is not self._measured:
             self._measured = measured = training.measured

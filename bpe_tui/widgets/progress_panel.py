@@ -9,7 +9,9 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Label, ProgressBar, Static
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate
+from core.train.events import ShardsRead
+
+from bpe_tui.text import escape_token, eta, format_bytes, format_eta, format_rate, hex_bytes, rate, shards_line
 from bpe_tui.throughput import training_estimate_line
 
 PHASE_LABELS = {"idle": "idle", "reading": "reading", "counting": "counting pairs", "merging": "merging"}
@@ -53,6 +55,7 @@ class ProgressPanel(Vertical):
         self._read_rate: float | None = None
         self._ties = 0
         self._rates_tail = ""
+        self._shards_work = ""
 
     def compose(self) -> ComposeResult:
         yield Static("no run yet", id="run", classes="line", markup=False)
@@ -79,13 +82,15 @@ class ProgressPanel(Vertical):
         self.query_one("#outcome", Static).remove_class("-shown", "-failed").update("")
         self.query_one("#estimate", Static).update(training_estimate_line(None))
         self._merges_done, self._merge_rate, self._peak_rss, self._read_rate = 0, None, 0, None
-        self._ties, self._rates_tail = 0, ""
+        self._ties, self._rates_tail, self._shards_work = 0, "", ""
 
     def show_progress(
         self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int,
         read_rate: float | None = None,
+        shards: ShardsRead | None = None,
     ) -> None:
-        """Update phase, bar, ETA, the rates line and, from the reading rate, the estimate for the Pile."""
+        """Update phase, bar, ETA, the rates line (while reading shards: their progress instead of merges)
+        and, from the reading rate, the estimate for the Pile."""
         self.query_one("#phase", Label).update(PHASE_LABELS.get(phase, phase))
         self.query_one("#bar", ProgressBar).update(total=max(total, 1), progress=min(done, max(total, 1)))
         self.query_one("#eta", Label).update(format_eta(shown_eta(done, total, phase_elapsed)))
@@ -97,6 +102,9 @@ class ProgressPanel(Vertical):
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"
+        self._shards_work = (
+            shards_line(shards).replace(", ", " · ") if shards is not None and phase == "reading" else ""
+        )
         self._rates_tail = f" · RSS {now} (peak {peak})"
         self._draw_rates()
 
@@ -113,6 +121,7 @@ class ProgressPanel(Vertical):
             bar = self.query_one("#bar", ProgressBar)
             bar.update(progress=bar.total or 1)
         self._rates_tail = f" · peak RSS {format_bytes(self._peak_rss)}" if self._peak_rss else ""
+        self._shards_work = ""
         self._draw_rates()
         outcome = self.query_one("#outcome", Static)
         outcome.update(note)
@@ -126,6 +135,9 @@ class ProgressPanel(Vertical):
             self._draw_rates()
 
     def _draw_rates(self) -> None:
+        if self._shards_work:
+            self.query_one("#rates", Static).update(f"{self._shards_work}{self._rates_tail}")
+            return
         ties = f" ({self._ties:,} {'tie' if self._ties == 1 else 'ties'})" if self._merges_done else ""
         self.query_one("#rates", Static).update(
             f"merges {self._merges_done:,}{ties} · {format_rate(self._merge_rate, 'merges')}{self._rates_tail}"

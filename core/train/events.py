@@ -24,6 +24,18 @@ class PhaseProgress(NamedTuple):
     total: int
 
 
+class ShardsRead(NamedTuple):
+    """Reading a corpus of shards: ``done`` of ``total`` units of work (shards, or parts of large text
+    shards) counted, ``documents`` found in them, ``skipped`` bad records, by ``workers`` processes or
+    cluster workers. Comes with each ``PhaseProgress`` of the reading phase of such a corpus."""
+
+    done: int
+    total: int
+    documents: int
+    skipped: int
+    workers: int
+
+
 class MergeMade(NamedTuple):
     """One merge: the pair ``(left, right)`` became token ``new_id`` at ``rank`` (0-based).
 
@@ -74,4 +86,4 @@ class TrainingFinished(NamedTuple):
     reason: StopReason
 
 
-TrainingEvent = PhaseProgress | MergeMade | TrainingFinished
+TrainingEvent = PhaseProgress | ShardsRead | MergeMade | TrainingFinished

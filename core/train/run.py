@@ -4,7 +4,9 @@
 CLI iterate the same events. The work is split in three phases:
 
 1. reading: the corpus is cut into chunks at safe cuts (see ``core.pretokenize.cuts``) and each chunk's
-   pre-tokens are counted, across processes when the file is large enough for that to pay;
+   pre-tokens are counted, across processes when the file is large enough for that to pay; a corpus of
+   shards (JSON lines, Parquet, compressed, a folder, a glob or a URL: ``core.corpus``) is counted shard
+   by shard (``shard_reading``), in the worker processes or on a Dask cluster (``dask_counting``);
 2. counting: every unique pre-token becomes a list of byte ids, and each adjacent pair gets a count
    (weighted by the pre-token's frequency) and an index of the pre-tokens it occurs in;
 3. merging: a max-heap with lazy invalidation yields the best pair; merging it changes only the counts
@@ -34,7 +36,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.pretokenize.cuts import chunk_boundaries
 from core.train.reading import (
@@ -45,8 +47,11 @@ from core.train.reading import (
     count_pretokens,
     file_sha256,
 )
+from core.corpus.records import ReadOptions, SkippedRecords
+from core.corpus.shards import Corpus, open_corpus
 from core.errors import SettingsError
-from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
+from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
+from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
@@ -120,6 +125,9 @@ class TrainingRun:
         errors: str = "strict",
         max_merges: int | None = None,
         pattern: str = GPT2_PATTERN,
+        text_field: str = "text",
+        skip_bad_records: bool = False,
+        dask: str | None = None,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
         if not isinstance(pattern, str):
@@ -131,8 +139,29 @@ class TrainingRun:
             raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
-        self.path = check_corpus_path(input_path) if input_path is not None else None
+        if not isinstance(text_field, str) or not text_field:
+            raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+        if dask is not None:
+            from core.train.dask_counting import check_dask
+
+            check_dask(dask, workers if workers is not None else (os.cpu_count() or 1))
+        self.corpus: Corpus | None = None
+        """The shards, for anything but one uncompressed text file (which is read as it always was)."""
+        self.path: Path | None = None
+        if input_path is not None:
+            corpus = open_corpus(input_path)
+            if corpus.single_plain_text and dask is None:
+                self.path = check_corpus_path(input_path)
+            else:
+                self.path, self.corpus = Path(input_path), corpus
         self.text = text
+        self.text_field = text_field
+        self.skip_bad_records = skip_bad_records
+        self.dask = dask
+        self.skipped = SkippedRecords()
+        """Bad records skipped while reading (with ``skip_bad_records``), the first in corpus order."""
+        self.documents = 0
+        """Documents read from a corpus of shards (records, or text between special tokens)."""
         self.vocab_size = vocab_size
         self.special_tokens = list(special_tokens)
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
@@ -141,6 +170,7 @@ class TrainingRun:
         self.max_merges = max_merges
         self.pattern = pattern
         self._cancelled = threading.Event()
+        self._dask: Any = None
         self._corpus_bytes = 0
         self._corpus_sha256 = ""
         # Model state, built as merges are made.
@@ -156,6 +186,13 @@ class TrainingRun:
     def from_text(cls, text: str, vocab_size: int, special_tokens: Sequence[str] = (), **options) -> TrainingRun:
         """A run over in-memory text (the merge stepper's small corpora)."""
         return cls(None, vocab_size, special_tokens, text=text, **options)
+
+    @property
+    def corpus_spec(self) -> str | None:
+        """The corpus as given: a file, a folder, a glob or a URL (``None`` for in-memory text)."""
+        if self.corpus is not None:
+            return self.corpus.spec
+        return str(self.path) if self.path is not None else None
 
     @property
     def merges_done(self) -> int:
@@ -174,13 +211,13 @@ class TrainingRun:
         info = TrainingInfo(
             vocab_size=self.vocab_size,
             min_frequency=self.min_frequency,
-            corpus_path=str(self.path) if self.path is not None else None,
+            corpus_path=self.corpus_spec,
             corpus_bytes=self._corpus_bytes,
             corpus_sha256=self._corpus_sha256,
             workers=self.workers,
             errors=self.errors,
         )
-        name = self.path.stem if self.path is not None else "text"
+        name = "text" if self.path is None else self.corpus.name if self.corpus is not None else self.path.stem
         return BPEModel(
             vocab=dict(self.vocab),
             merges=list(self.merges),
@@ -225,16 +262,17 @@ class TrainingRun:
 
         Below ``PARALLEL_MIN_BYTES`` there is one worker fewer than ``workers``: this process reads a share.
         """
-        if self.path is None or self.workers < 2 or not hasattr(os, "fork"):
+        if self.path is None or self.workers < 2 or not hasattr(os, "fork") or self.dask is not None:
             yield None
             return
-        size = self.path.stat().st_size
+        size = text_bytes_guess(self.corpus) if self.corpus is not None else self.path.stat().st_size
         if size < SHARED_READING_MIN_BYTES:
             yield None
             return
         from core.train.worker_pool import WorkerPool  # here, not at the top: small corpora never start workers
 
-        with WorkerPool(self.workers if size >= PARALLEL_MIN_BYTES else self.workers - 1) as pool:
+        full = size >= PARALLEL_MIN_BYTES or self.corpus is not None  # shards: this process only adds up
+        with WorkerPool(self.workers if full else self.workers - 1) as pool:
             yield pool
 
     def _read(self, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
@@ -245,6 +283,9 @@ class TrainingRun:
             yield PhaseProgress("reading", 0, len(data))
             word_counts.update(count_pretokens(self.text, self.special_tokens, self.pattern))
             yield PhaseProgress("reading", len(data), len(data))
+            return
+        if self.corpus is not None:
+            yield from self._read_shards(self.corpus, word_counts, pool)
             return
         assert self.path is not None
         size = self.path.stat().st_size
@@ -293,6 +334,55 @@ class TrainingRun:
                 return
         word_counts.update(counts)
 
+    def _read_options(self) -> ReadOptions:
+        return ReadOptions(
+            tuple(self.special_tokens), self.pattern, self.text_field, self.errors, self.skip_bad_records
+        )
+
+    def _read_shards(self, corpus: Corpus, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
+        """Count a corpus of shards job by job (see ``core.train.shard_reading``), in workers or on Dask."""
+        jobs = shard_jobs(corpus, self._read_options())
+        size = corpus.total_bytes
+        self._corpus_bytes = size
+        results: Iterator[ShardCount]
+        counts: Counter[str] = Counter()
+        finished: list[ShardCount] = []
+        done = documents = skipped = 0
+        try:
+            if self.dask is not None:
+                from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
+
+                self._dask = DaskCounting(self.dask, jobs, self.workers)
+                workers = self._dask.start()
+                results = self._dask.results(self._cancelled.is_set)
+            elif pool is not None and len(jobs) > 1:
+                workers, results = pool.size, pool.map_unordered(count_job, ((job,) for job in jobs))
+            else:
+                workers, results = 1, map(count_job, jobs)
+            yield ShardsRead(0, len(jobs), 0, 0, workers)  # first: a display shows both with the progress
+            yield PhaseProgress("reading", 0, size)
+            for result in results:
+                counts.update(result.counts)
+                result.counts = {}  # what is kept for the digest must not hold the counts twice
+                finished.append(result)
+                done += result.size
+                documents += result.documents
+                skipped += result.skipped.count
+                if self._dask is not None:  # a cluster's workers come and go
+                    workers = self._dask.workers
+                yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
+                yield PhaseProgress("reading", done, size)
+                if self.cancelled:
+                    return
+        finally:
+            if self._dask is not None:  # also on an error, Ctrl-C or an early close: the cluster's tasks stop
+                self._dask.close()
+                self._dask = None
+        self._corpus_sha256 = corpus_digest(finished)
+        self.skipped = first_skipped(finished)
+        self.documents = documents
+        word_counts.update(counts)
+
     def _planned_merges(self) -> int:
         """How many merges the run will make at most (vocab size, or ``max_merges``, whichever is less)."""
         target = self.vocab_size - len(self.vocab)
@@ -335,9 +425,11 @@ def train_bpe(
     special_tokens: list[str],
     **options,
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Train a byte-level BPE tokenizer on a text file (the CS336 assignment 1 interface).
+    """Train a byte-level BPE tokenizer on a text file (the CS336 assignment 1 interface), or on a corpus of
+    shards (a ``.jsonl``/``.parquet``/compressed file, a folder, a glob or a URL; each record a document).
 
-    Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``).
+    Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``,
+    ``text_field``, ``skip_bad_records``, ``dask``).
 
     >>> import tempfile; path = Path(tempfile.mkstemp()[1]); _ = path.write_text("low low low lower lower newest")
     >>> vocab, merges = train_bpe(path, 258, [])

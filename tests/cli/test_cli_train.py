@@ -220,7 +220,7 @@ def _good(*extra: str):
 
 BAD_INPUT = {
     "missing path": (lambda tmp: [str(tmp / "nope.txt"), "--vocab-size", "300"], "no such file"),
-    "directory": (lambda tmp: [str(tmp), "--vocab-size", "300"], "is a directory"),
+    "directory without shards": (lambda tmp: [str(tmp), "--vocab-size", "300"], "the folder holds no corpus shard"),
     "binary (NUL)": (_bad_corpus(b"GIF89a\x00\x01\x02 binary"), "NUL byte at byte offset 6"),
     "invalid UTF-8": (_bad_corpus(b"hello \xff world"), "invalid UTF-8 at byte offset 6"),
     "vocab below 256": (_good("--vocab-size", "255"), "at least 256"),

@@ -31,7 +31,7 @@ BAD_LINES: dict[str, tuple[list[str], str]] = {
     "train: vocab size not a number": (["train", "{corpus}", "--vocab-size", "lots"], "invalid int value: 'lots'"),
     "train: unknown --errors": (["train", "{corpus}", "--vocab-size", "300", "--errors", "ignore"], "invalid choice"),
     "train: unknown option": (["train", "{corpus}", "--vocab-size", "300", "--colour"], "unrecognized arguments"),
-    "train: two corpora": (["train", "{corpus}", "{corpus}", "--vocab-size", "300"], "unrecognized arguments"),
+    "train: two corpora": (["train", "{corpus}", "{corpus}", "--vocab-size", "300"], "2 corpus paths given"),
     "train: option without its value": (["train", "{corpus}", "--vocab-size"], "expected one argument"),
     "train: min frequency not a number": (["train", "{corpus}", "--vocab-size", "300", "--min-frequency", "x"],
                                           "invalid int value"),

@@ -181,6 +181,8 @@ def test_every_command_refuses_special_and_broken_paths_in_one_line(
     code, out, err = run_here(capsys, *argv)
     if kind == "directory" and "TOKENIZER" in role or kind == "directory" and role == "convert IN":
         fragment = "holds no tokenizer.json"
+    if kind == "directory" and role in ("train CORPUS", "export CORPUS"):
+        fragment = "the folder holds no corpus shard"  # a folder is a corpus of shards; this one is empty
     line = one_error_line(code, out, err, command, fragment)
     assert shown_path(path) in line
     assert digests(files) == before  # nothing written, nothing changed

@@ -1,0 +1,134 @@
+"""A shard's bytes, decompressed as they are read, and one-line errors for a corrupt or truncated archive.
+
+``.gz``, ``.bz2`` and ``.xz`` use the standard library; ``.zst`` needs ``zstandard`` (the ``formats``
+extra). zstandard's own stream reader returns nothing, without an error, for a truncated frame, so
+``.zst`` is read here frame by frame with a decompression object, and input that ends inside a frame is
+an error like a truncated ``.gz``. Files of several concatenated frames or members (``cat a.gz b.gz``,
+``pzstd``) are read whole, as the command-line tools read them.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import hashlib
+import io
+import lzma
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from core.corpus.extras import require
+from core.corpus.shards import Shard, is_url
+from core.errors import CorpusError
+
+READ_BYTES = 1 << 20
+"""How much compressed input is read at a time."""
+
+NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
+
+
+class TruncatedArchive(EOFError):
+    """The compressed input ended inside a frame."""
+
+
+class ZstdStream(io.RawIOBase):
+    """A readable stream of the decompressed frames of a ``.zst`` file; a truncated last frame raises."""
+
+    def __init__(self, raw: BinaryIO, shown: str) -> None:
+        zstandard = require("zstandard", f"{shown}: a .zst shard")
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._raw = raw
+        self._frame = self._new()
+        self._pending = b""
+        self._in_frame = False  # bytes of the current frame have been fed
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            data = self._raw.read(READ_BYTES)
+            if not data:
+                if self._in_frame:
+                    raise TruncatedArchive("the file ends inside a zstd frame")
+                return 0
+            while data:
+                self._in_frame = True
+                self._pending += self._frame.decompress(data)
+                if not self._frame.eof:
+                    break
+                data = self._frame.unused_data  # the next frame's first bytes, if any
+                self._frame, self._in_frame = self._new(), False
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def open_raw(shard: Shard) -> BinaryIO:
+    """The shard's file as it is stored, opened for reading: a local file, or a URL through fsspec."""
+    if is_url(shard.path):
+        fsspec = require("fsspec", f"{shard.shown}: a corpus URL")
+        return fsspec.open(shard.path, "rb").open()
+    return open(shard.path, "rb")
+
+
+def shard_sha256(shard: Shard) -> str:
+    """Hex SHA-256 of the shard's stored bytes (compressed, where it is), read in blocks."""
+    digest = hashlib.sha256()
+    with reading(shard), open_raw(shard) as raw:
+        for block in iter(lambda: raw.read(READ_BYTES), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def shard_bytes(shard: Shard) -> Iterator[BinaryIO]:
+    """The shard's decompressed bytes as a buffered binary stream, errors translated by :func:`reading`."""
+    with reading(shard), open_raw(shard) as raw:
+        if shard.compression is None:
+            yield raw
+        elif shard.size == 0:  # an empty file is an empty shard, whatever its name (xz would call it cut short)
+            yield io.BytesIO(b"")
+        elif shard.compression == "gz":
+            with gzip.GzipFile(fileobj=raw) as stream:
+                yield stream  # type: ignore[misc]
+        elif shard.compression == "bz2":
+            with bz2.BZ2File(raw) as stream:
+                yield stream  # type: ignore[misc]
+        elif shard.compression == "xz":
+            with lzma.LZMAFile(raw) as stream:
+                yield stream  # type: ignore[misc]
+        else:
+            with io.BufferedReader(ZstdStream(raw, shard.shown), READ_BYTES) as stream:
+                yield stream  # type: ignore[misc]
+
+
+def _archive_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [EOFError, zlib.error, lzma.LZMAError, OSError]
+    try:
+        import zstandard
+
+        errors.append(zstandard.ZstdError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+@contextlib.contextmanager
+def reading(shard: Shard) -> Iterator[None]:
+    """Turn what a corrupt, truncated or unreadable shard raises while it is read into a one-line CorpusError."""
+    try:
+        yield
+    except CorpusError:
+        raise
+    except _archive_errors() as error:
+        detail = str(error) or type(error).__name__
+        if shard.compression is not None and not (isinstance(error, OSError) and error.errno is not None):
+            raise CorpusError(
+                f"{shard.shown}: corrupt or truncated {NAMES[shard.compression]} data ({detail}); "
+                "download or compress the shard again, or leave it out"
+            ) from None
+        raise CorpusError(f"{shard.shown}: cannot be read ({detail}); check the file") from None

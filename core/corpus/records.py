@@ -1,0 +1,207 @@
+"""The documents of one shard, streamed: text pieces, JSON-lines records or Parquet rows.
+
+Every record of a JSON-lines or Parquet shard is one document, and a text shard is one document stream
+of its own: documents are separated exactly as a special token separates them in a text file, so no
+pre-token, and so no merge, spans two records or two shards. :func:`shard_documents` yields
+``(text, continues)``: ``continues`` is true for a piece of a text shard after its first, which goes on
+the same document stream (an export puts no separator before it).
+
+A bad record (a line that is not JSON, not an object, without the text field, a value that is not a
+string, a null in Parquet, invalid UTF-8) is a one-line :class:`~core.errors.CorpusError` naming the
+shard and the line (JSON lines, from 1) or row (Parquet, from 1). With ``skip_bad_records`` it is
+counted in a :class:`SkippedRecords` instead, and reading goes on. A corrupt or truncated archive, a
+Parquet file without the column, or one whose column holds no strings, stops the run whatever the
+options: there is no next record to go on to, or none would be read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.corpus.compression import open_raw, reading, shard_bytes
+from core.corpus.extras import require
+from core.corpus.shards import Shard
+from core.corpus.text_stream import text_pieces
+from core.errors import CorpusError
+from core.pretokenize.patterns import GPT2_PATTERN
+
+PARQUET_BATCH_ROWS = 1024
+"""Rows read from a Parquet file at a time: memory stays near one batch of the text column."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """How shards are read: the pattern and special tokens (where text may be cut), the JSON field or
+    Parquet column holding the text, what to do with invalid UTF-8, and whether bad records are skipped."""
+
+    special_tokens: tuple[str, ...] = ()
+    pattern: str = GPT2_PATTERN
+    text_field: str = "text"
+    errors: str = "strict"
+    skip_bad_records: bool = False
+
+
+@dataclass(slots=True)
+class SkippedRecords:
+    """Bad records skipped so far: how many, and the first one's place and problem (for the report)."""
+
+    count: int = 0
+    first: str | None = None
+    by_shard: dict[str, int] = field(default_factory=dict)
+
+    def add(self, shard: Shard, problem: str) -> None:
+        self.count += 1
+        self.by_shard[shard.path] = self.by_shard.get(shard.path, 0) + 1
+        if self.first is None:
+            self.first = problem
+
+    def merge(self, other: SkippedRecords) -> None:
+        """Add ``other``'s tally (another shard's, from another process) to this one."""
+        self.count += other.count
+        for path, n in other.by_shard.items():
+            self.by_shard[path] = self.by_shard.get(path, 0) + n
+        if self.first is None:
+            self.first = other.first
+
+
+class BadRecord(CorpusError):
+    """One record that cannot be read as a document; skippable."""
+
+
+def shard_documents(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[tuple[str, bool]]:
+    """``(text, continues)`` for each document (or text piece) of ``shard``; see the module docstring.
+
+    Raises:
+        CorpusError: a bad record (unless ``options.skip_bad_records``), a corrupt archive, a Parquet
+            file without the column, or a missing optional package; one line naming the shard.
+
+    >>> import tempfile, pathlib; path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = path.write_text('{"text": "hi"}\\n\\n{"text": "there", "id": 2}\\n')
+    >>> list(shard_documents(Shard(str(path), "jsonl", None, 0), ReadOptions(), SkippedRecords()))
+    [('hi', False), ('there', False)]
+    """
+    if shard.kind == "parquet":
+        yield from ((text, False) for text in _parquet_rows(shard, options, skipped))
+        return
+    with shard_bytes(shard) as stream:
+        if shard.kind == "jsonl":
+            yield from ((text, False) for text in _json_lines(stream, shard, options, skipped))
+        else:
+            pieces = text_pieces(stream, shard.shown, list(options.special_tokens), options.pattern, options.errors)
+            for index, text in enumerate(pieces):
+                yield text, index > 0
+
+
+def _skip_or_stop(problem: str, what: str, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> None:
+    """Count a bad record as skipped, or stop the run on it, as ``options`` say."""
+    if not options.skip_bad_records:
+        raise BadRecord(f"{problem}; fix the {what} or pass --skip-bad-records") from None
+    skipped.add(shard, problem)
+
+
+def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
+    name = options.text_field
+    for number, line in enumerate(stream, 1):
+        if not line.strip():
+            continue  # blank lines (a trailing one above all) hold no record
+        try:
+            yield _json_record(line, name, options.errors)
+        except BadRecord as bad:
+            _skip_or_stop(f"{shard.shown}: line {number}: {bad}", "record", shard, options, skipped)
+
+
+def _json_record(line: bytes, name: str, errors: str) -> str:
+    try:
+        record = json.loads(line.decode("utf-8", errors=errors))
+    except UnicodeDecodeError as error:
+        raise BadRecord(f"invalid UTF-8 at column {error.start + 1} (byte 0x{line[error.start]:02x})") from None
+    except json.JSONDecodeError as error:
+        hint = " (the file looks like one JSON array; give JSON lines, one object a line)" if line.lstrip()[:1] == b"[" else ""
+        raise BadRecord(f"not valid JSON ({error.msg} at column {error.colno}){hint}") from None
+    if not isinstance(record, dict):
+        raise BadRecord(f"a JSON {_JSON_TYPES.get(type(record), 'null')}, not an object with a {name!r} field")
+    if name not in record:
+        fields = ", ".join(repr(key) for key in list(record)[:8]) or "none"
+        raise BadRecord(f"no {name!r} field (fields: {fields:.200}); name the text's field with --text-field")
+    return _text_value(record[name], name, errors)
+
+
+def _text_value(value: Any, name: str, errors: str) -> str:
+    if not isinstance(value, str):
+        kind = "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
+        article = "" if kind == "null" else "an " if kind[0] in "aeiou" else "a "
+        raise BadRecord(f"the {name!r} value is {article}{kind}, not a string")
+    if not value.isascii() and _SURROGATE.search(value):
+        if errors != "replace":
+            raise BadRecord(f"the {name!r} value holds a lone surrogate (\\ud800-\\udfff), which UTF-8 cannot encode")
+        value = _SURROGATE.sub("\ufffd", value)
+    return value
+
+
+def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
+    parquet = require("pyarrow.parquet", f"{shard.shown}: a Parquet shard")
+    import pyarrow
+
+    name = options.text_field
+    with reading(shard), _ParquetSource(shard) as source:
+        try:
+            table = parquet.ParquetFile(source)
+            schema = table.schema_arrow
+        except (pyarrow.ArrowException, OSError) as error:
+            raise CorpusError(f"{shard.shown}: not a readable Parquet file ({error}); check the shard") from None
+        if name not in schema.names:
+            columns = ", ".join(repr(column) for column in schema.names[:8]) or "none"
+            raise CorpusError(
+                f"{shard.shown}: no column {name!r} (columns: {columns:.200}); name the text's column with --text-field"
+            )
+        kind = schema.field(name).type
+        value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
+        if not (pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
+                or pyarrow.types.is_string_view(value_kind)):
+            raise CorpusError(
+                f"{shard.shown}: column {name!r} holds {kind}, not strings; name the text's column with --text-field"
+            )
+        row = 0
+        try:
+            for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[name]):
+                for value in batch.column(0).to_pylist():
+                    row += 1
+                    try:
+                        yield _text_value(value, name, options.errors)
+                    except BadRecord as bad:
+                        _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
+        except pyarrow.ArrowException as error:
+            raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
+
+
+class _ParquetSource:
+    """The Parquet file itself, or, for a compressed one, a temporary file it is decompressed into (Parquet
+    is read by seeking, which a compressed stream cannot do; the disk, not memory, takes its size)."""
+
+    def __init__(self, shard: Shard) -> None:
+        self.shard = shard
+        self.spool: Any = None
+
+    def __enter__(self) -> Any:
+        if self.shard.compression is None:
+            self.spool = open_raw(self.shard)  # seekable, local or through fsspec
+            return self.spool
+        self.spool = tempfile.TemporaryFile(prefix="bpe-tui-parquet-")
+        with shard_bytes(self.shard) as stream:
+            shutil.copyfileobj(stream, self.spool, 1 << 20)
+        self.spool.seek(0)
+        return self.spool
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.spool is not None:
+            self.spool.close()

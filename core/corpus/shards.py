@@ -1,0 +1,238 @@
+"""Finding a corpus's shards: one file, every shard in a folder, or every file a glob matches.
+
+A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl``/``.json``/``.ndjson``
+(JSON lines, one record a line), ``.parquet``/``.pq``, each optionally followed by ``.gz``, ``.bz2``,
+``.xz`` or ``.zst``. A file named on its own, or matched by a glob, with any other name is read as plain
+text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
+shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
+``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm.
+
+A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
+plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
+(the ``formats`` extra), which is how a Dask cluster's workers reach a corpus they share.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from core.corpus.extras import require
+from core.errors import CorpusError
+from core.input_files import check_regular_file, os_problem, shown_path
+
+ShardKind = Literal["text", "jsonl", "parquet"]
+
+KIND_OF_SUFFIX: dict[str, ShardKind] = {
+    ".txt": "text", ".text": "text",
+    ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+}
+"""Shard formats by file suffix (compared in lower case)."""
+
+COMPRESSIONS = {".gz": "gz", ".bz2": "bz2", ".xz": "xz", ".zst": "zst"}
+"""Compression by the file's last suffix (compared in lower case)."""
+
+SHARD_NAMES = ".txt, .jsonl, .json or .parquet, optionally .gz, .bz2, .xz or .zst"
+"""The shard names a folder is searched for, as messages say them."""
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL (read through fsspec) rather than a local path.
+
+    >>> is_url("s3://bucket/web"), is_url("file:///tmp/a.jsonl"), is_url("data/a.jsonl"), is_url("C:/a")
+    (True, True, False, False)
+    """
+    return _URL.match(path) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """One file of a corpus: its path, its format, its compression (``None`` if none) and its size."""
+
+    path: str
+    kind: ShardKind
+    compression: str | None
+    size: int
+
+    @property
+    def shown(self) -> str:
+        """The path as a one-line message shows it."""
+        return shown_path(self.path)
+
+    @property
+    def plain_text(self) -> bool:
+        """Whether the shard is uncompressed text, which can be cut at any safe place and read in parts."""
+        return self.kind == "text" and self.compression is None
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """A corpus as given (``spec``), its shards in reading order, and how many files a folder search left out."""
+
+    spec: str
+    shards: tuple[Shard, ...]
+    ignored: int = 0
+
+    @property
+    def total_bytes(self) -> int:
+        """The shards' sizes on disk (compressed, where they are)."""
+        return sum(shard.size for shard in self.shards)
+
+    @property
+    def single_plain_text(self) -> bool:
+        """One uncompressed text file: read exactly as before shards existed (one stream, no separator)."""
+        return len(self.shards) == 1 and self.shards[0].plain_text and os.path.isfile(self.spec)
+
+    @property
+    def name(self) -> str:
+        """A short name for outputs: the file's stem without format suffixes, or the folder's name.
+
+        >>> Corpus("data/web.jsonl.gz", ()).name, Corpus("data/shards", ()).name, Corpus("d/*.jsonl", ()).name
+        ('web', 'shards', 'd')
+        """
+        path = Path(self.spec)
+        if glob.has_magic(self.spec):  # the last folder before the first wildcard
+            fixed = _until_magic(path.parts)
+            return Path(*fixed).resolve().name if fixed else Path.cwd().name
+        name = path.name
+        lowered = name.lower()
+        for suffix in COMPRESSIONS:
+            if lowered.endswith(suffix):
+                name, lowered = name[: -len(suffix)], lowered[: -len(suffix)]
+                break
+        for suffix in KIND_OF_SUFFIX:
+            if lowered.endswith(suffix):
+                return name[: -len(suffix)] or name
+        return Path(name).stem or name
+
+
+def _until_magic(parts: tuple[str, ...]) -> list[str]:
+    fixed: list[str] = []
+    for part in parts:
+        if glob.has_magic(part):
+            break
+        fixed.append(part)
+    return fixed
+
+
+def shard_format(name: str) -> tuple[ShardKind | None, str | None]:
+    """The format and compression a file name says; the format is ``None`` for a name no shard has.
+
+    >>> shard_format("a.jsonl.gz"), shard_format("B.PARQUET"), shard_format("notes.md"), shard_format("x.gz")
+    (('jsonl', 'gz'), ('parquet', None), (None, None), (None, 'gz'))
+    """
+    lowered = name.lower()
+    compression = None
+    for suffix, kind in COMPRESSIONS.items():
+        if lowered.endswith(suffix):
+            compression, lowered = kind, lowered[: -len(suffix)]
+            break
+    for suffix, kind in KIND_OF_SUFFIX.items():
+        if lowered.endswith(suffix):
+            return kind, compression
+    return None, compression
+
+
+def shard_of(path: str) -> Shard:
+    """The shard at ``path``, checked to be a readable regular file; a name with no shard suffix is plain
+    text, compressed or not (a folder search never gets here with one)."""
+    checked = check_regular_file(path, CorpusError)
+    kind, compression = shard_format(checked.name)
+    if kind is None:
+        kind = "text"
+    return Shard(str(path), kind, compression, checked.stat().st_size)
+
+
+def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
+    """The corpus ``spec`` names: a file, a folder (searched recursively) or a glob (``**`` allowed).
+
+    Raises:
+        CorpusError: (one line) the path is missing or unreadable, the glob matches no file, the folder
+            holds no shard, or a shard is not a regular file.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> for name in ("b.jsonl.gz", "a.txt", "README.md", ".hidden.txt"): _ = (folder / name).write_bytes(b"")
+    >>> corpus = open_corpus(folder)
+    >>> [(Path(s.path).name, s.kind, s.compression) for s in corpus.shards], corpus.ignored
+    ([('a.txt', 'text', None), ('b.jsonl.gz', 'jsonl', 'gz')], 2)
+    """
+    text = os.fsdecode(os.fspath(spec))
+    if is_url(text):
+        return _remote(text)
+    if os.path.isdir(text):
+        return _folder(text)
+    if not os.path.lexists(text) and glob.has_magic(text):
+        matches = sorted(p for p in glob.glob(text, recursive=True) if not os.path.isdir(p))
+        if not matches:
+            raise CorpusError(
+                f"{shown_path(text)}: the pattern matches no file; check it, and quote it so the shell "
+                "leaves it to bpe-tui"
+            )
+        return Corpus(text, tuple(shard_of(p) for p in matches))
+    return Corpus(text, (shard_of(text),))
+
+
+def _folder(folder: str) -> Corpus:
+    shards: list[Shard] = []
+    ignored = 0
+
+    def refuse(error: OSError) -> None:
+        raise CorpusError(f"{shown_path(error.filename or folder)}: {os_problem(error)}")
+
+    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in sorted(files):
+            kind, _ = shard_format(name)
+            if kind is None or name.startswith((".", "_")):
+                ignored += 1
+                continue
+            shards.append(shard_of(os.path.join(root, name)))
+    if not shards:
+        raise CorpusError(
+            f"{shown_path(folder)}: the folder holds no corpus shard ({SHARD_NAMES}); "
+            "give a folder of shards or a file"
+        )
+    shards.sort(key=lambda shard: shard.path)
+    return Corpus(folder, tuple(shards), ignored)
+
+
+def _remote(url: str) -> Corpus:
+    """The corpus at a URL: a file, a folder (searched recursively) or a glob, listed through fsspec."""
+    fsspec = require("fsspec", f"{shown_path(url)}: a corpus URL")
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if glob.has_magic(path):
+            found = {name: info for name, info in fs.glob(path, detail=True).items() if info["type"] == "file"}
+            if not found:
+                raise CorpusError(f"{shown_path(url)}: the pattern matches no file; check it")
+            named = True
+        elif fs.isdir(path):
+            found = fs.find(path, detail=True)
+            named = False
+        else:
+            found = {path: fs.info(path)}
+            named = True
+    except FileNotFoundError:
+        raise CorpusError(f"{shown_path(url)}: no such file; check the URL") from None
+    except (OSError, ValueError, ImportError) as error:
+        raise CorpusError(f"{shown_path(url)}: cannot be listed ({type(error).__name__}: {error}); check the URL") from None
+    shards: list[Shard] = []
+    ignored = 0
+    for name in sorted(found):
+        base = name.rstrip("/").rsplit("/", 1)[-1]
+        kind, compression = shard_format(base)
+        hidden = any(part.startswith((".", "_")) for part in name[len(path):].split("/") if part)
+        if not named and (kind is None or hidden):
+            ignored += 1
+            continue
+        shards.append(Shard(fs.unstrip_protocol(name), kind or "text", compression, int(found[name].get("size") or 0)))
+    if not shards:
+        raise CorpusError(f"{shown_path(url)}: holds no corpus shard ({SHARD_NAMES}); give a folder of shards or a file")
+    return Corpus(url, tuple(shards), ignored)

@@ -1,0 +1,261 @@
+"""Export of a corpus of shards: every document encoded, into one ``.npy`` array or one array a shard.
+
+Documents are separated as a special token separates them in a text file: the ids of a JSON-lines
+corpus equal those of its records joined by ``<|endoftext|>`` in one ``.txt``. So between two documents
+(records, or shards) the id of the tokenizer's first special token is written; a tokenizer with no
+special token writes the documents' ids one after another (each still encoded on its own). A text shard
+is one document stream, cut only at safe cuts (:mod:`core.corpus.text_stream`), so its ids are those of
+encoding it whole. An empty shard has no document and adds nothing, not even a separator.
+
+A shard is the unit of work: with ``workers > 1`` forked processes (they inherit this process's
+tokenizer) encode one shard each at a time into a part file, and this process copies the parts into
+the output in corpus order, so the result is the same for every worker count. With ``per_shard`` each
+shard becomes ``OUT/<its path in the corpus>.npy``, written into a temporary folder that is renamed
+into place at the end: either every array is there or none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from core.atomic import OutputError, atomic_directory, atomic_open, describe_write_error, temp_prefix
+from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
+from core.corpus.shards import COMPRESSIONS, Corpus, Shard, is_url
+from core.errors import SettingsError
+from core.export.encoding import ITEM_BYTES, write_flushed
+from core.export.run import HEADER_BYTES, ExportFinished, ExportProgress, id_dtype, npy_header
+from core.input_files import shown_path
+
+if TYPE_CHECKING:
+    from core.encode.tokenizer import Tokenizer
+    from core.model import BPEModel
+
+FLUSH_IDS = 1 << 16
+"""Ids gathered before they are written out."""
+
+_TYPECODES = {"uint16": "H", "uint32": "I" if array("I").itemsize == 4 else "L"}
+
+_tokenizer: Tokenizer | None = None
+"""The tokenizer of the export under way, set before the workers fork so that they inherit it warm."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShardExportJob:
+    """Encode ``shard`` into the file ``part`` (a bare id stream, or a whole ``.npy`` with ``header``)."""
+
+    shard: Shard
+    part: str
+    options: ReadOptions
+    dtype: str
+    separator: int | None
+    header: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ShardExported:
+    """One shard done: its path, its size on disk, its documents and ids, the bad records it skipped."""
+
+    shard: str
+    size: int
+    documents: int
+    tokens: int
+    skipped: SkippedRecords
+
+
+def export_shard(job: ShardExportJob) -> ShardExported:
+    """Encode one shard's documents into ``job.part``, separated by ``job.separator``. Module-level (pickles)."""
+    assert _tokenizer is not None, "the tokenizer is set before any job runs"
+    encode = _tokenizer.encode
+    typecode = _TYPECODES[job.dtype]
+    skipped = SkippedRecords()
+    documents = tokens = 0
+    target = Path(job.part)
+    pending = array(typecode)
+    with open(target, "wb") as handle:
+        if job.header:
+            write_flushed(handle, bytes(HEADER_BYTES), target)
+        for text, continues in shard_documents(job.shard, job.options, skipped):
+            if not continues:
+                if documents and job.separator is not None:
+                    pending.append(job.separator)
+                documents += 1
+            pending.extend(encode(text))
+            if len(pending) >= FLUSH_IDS:
+                tokens += _write_ids(handle, pending, target)
+        tokens += _write_ids(handle, pending, target)
+        if job.header:
+            handle.seek(0)
+            write_flushed(handle, npy_header(job.dtype, tokens), target)
+    return ShardExported(job.shard.path, job.shard.size, documents, tokens, skipped)
+
+
+def _write_ids(handle: BinaryIO, ids: array, target: Path) -> int:
+    if sys.byteorder == "big":
+        ids.byteswap()
+    write_flushed(handle, ids.tobytes(), target)
+    n = len(ids)
+    del ids[:]
+    return n
+
+
+def shard_output_names(corpus: Corpus) -> list[str]:
+    """Each shard's array name under ``--per-shard``'s folder: its path below the shards' common folder,
+    compression suffix dropped, ``.npy`` added (``a.jsonl.gz`` -> ``a.jsonl.npy``; ``a.txt`` and ``a.jsonl``
+    stay apart).
+
+    >>> corpus = Corpus("d", (Shard("d/x/a.jsonl.gz", "jsonl", "gz", 0), Shard("d/b.txt", "text", None, 0)))
+    >>> shard_output_names(corpus)
+    ['x/a.jsonl.npy', 'b.txt.npy']
+    """
+    paths = [shard.path.split("://", 1)[1] if is_url(shard.path) else os.path.abspath(shard.path)
+             for shard in corpus.shards]
+    root = os.path.commonpath([os.path.dirname(path) for path in paths])
+    names = []
+    for path in paths:
+        name = os.path.relpath(path, root)
+        for suffix in COMPRESSIONS:
+            if name.lower().endswith(suffix):
+                name = name[: -len(suffix)]
+                break
+        names.append(name + ".npy")
+    return names
+
+
+def export_shard_events(
+    corpus: Corpus,
+    tokenizer: BPEModel | Tokenizer,
+    out: str | os.PathLike[str],
+    *,
+    workers: int = 1,
+    per_shard: bool = False,
+    text_field: str = "text",
+    skip_bad_records: bool = False,
+) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+    """Encode every document of ``corpus`` into ``out`` (one ``.npy``, or a new folder with ``per_shard``).
+
+    Yields a ``ShardExported`` and an ``ExportProgress`` as each shard is done, then ``ExportFinished``
+    (whose ``path`` is the folder with ``per_shard``). Closing the generator early stops the workers and
+    leaves no output and no temporary file.
+
+    Raises:
+        CorpusError: a bad record (unless skipped), a corrupt archive, a missing optional package.
+        SettingsError: ``workers`` below 1.
+        OutputError: ``out`` cannot be written.
+
+    >>> import tempfile, pathlib, json
+    >>> from core.corpus import open_corpus
+    >>> from core.model import BPEModel
+    >>> folder = pathlib.Path(tempfile.mkdtemp()); path = folder / "c.jsonl"
+    >>> _ = path.write_text(json.dumps({"text": "ab"}) + "\\n" + json.dumps({"text": "b"}) + "\\n")
+    >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<|endoftext|>", 257: b"ab"},
+    ...                  [(b"a", b"b")], special_tokens=["<|endoftext|>"])
+    >>> [e for e in export_shard_events(open_corpus(path), model, folder / "ids.npy")][-1].tokens
+    3
+    """
+    global _tokenizer
+    from core.encode.tokenizer import Tokenizer
+
+    if workers < 1:
+        raise SettingsError(f"workers ({workers}) must be at least 1")
+    target = Path(out)
+    model: BPEModel = getattr(tokenizer, "model", tokenizer)
+    _tokenizer = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.from_model(model)
+    dtype = id_dtype(model)
+    separator = _tokenizer.encode(model.special_tokens[0])[0] if model.special_tokens else None
+    options = ReadOptions(tuple(model.special_tokens), model.pattern, text_field, "strict", skip_bad_records)
+    total = corpus.total_bytes
+    try:
+        if per_shard:
+            yield from _per_shard(corpus, target, options, dtype, separator, workers, total)
+        else:
+            yield from _one_array(corpus, target, options, dtype, separator, workers, total)
+    finally:
+        _tokenizer = None
+
+
+def _run(jobs: list[ShardExportJob], workers: int) -> Iterator[tuple[int, ShardExported]]:
+    """``(job index, result)`` for each job, in the order they finish."""
+    indexed = [(index, job) for index, job in enumerate(jobs)]
+    if workers < 2 or len(jobs) < 2 or not hasattr(os, "fork"):
+        for index, job in indexed:
+            yield index, export_shard(job)
+        return
+    from core.train.worker_pool import WorkerPool  # here: a one-shard export never forks
+
+    with WorkerPool(min(workers, len(jobs))) as pool:
+        yield from pool.map_unordered(_indexed_export, [(index, job) for index, job in indexed])
+
+
+def _indexed_export(index: int, job: ShardExportJob) -> tuple[int, ShardExported]:
+    return index, export_shard(job)
+
+
+def _one_array(corpus: Corpus, target: Path, options: ReadOptions, dtype: str, separator: int | None,
+               workers: int, total: int) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+    with atomic_open(target) as handle:
+        write_flushed(handle, bytes(HEADER_BYTES), target)
+        try:
+            parts = Path(tempfile.mkdtemp(prefix=temp_prefix(target), suffix=".tmpdir", dir=target.parent))
+        except OSError as error:
+            raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+        try:
+            jobs = [ShardExportJob(shard, str(parts / f"{index}.ids"), options, dtype, separator, False)
+                    for index, shard in enumerate(corpus.shards)]
+            finished: dict[int, ShardExported] = {}
+            copied = tokens = done = documents = 0
+            for index, result in _run(jobs, workers):
+                finished[index] = result
+                done += result.size
+                yield result
+                while copied in finished:  # parts go into the output in corpus order, as soon as they can
+                    part = finished[copied]
+                    if part.documents and documents and separator is not None:
+                        write_flushed(handle, _id_bytes(separator, dtype), target)
+                        tokens += 1
+                    documents += part.documents
+                    with open(jobs[copied].part, "rb") as source:
+                        shutil.copyfileobj(source, handle, 1 << 20)
+                    handle.flush()
+                    os.unlink(jobs[copied].part)
+                    tokens += part.tokens
+                    copied += 1
+                yield ExportProgress(done_bytes=done, total_bytes=total, tokens=tokens)
+        finally:
+            shutil.rmtree(parts, ignore_errors=True)
+        assert handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a shard"
+        handle.seek(0)
+        write_flushed(handle, npy_header(dtype, tokens), target)
+    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total)
+
+
+def _id_bytes(token: int, dtype: str) -> bytes:
+    ids = array(_TYPECODES[dtype], [token])
+    if sys.byteorder == "big":
+        ids.byteswap()
+    return ids.tobytes()
+
+
+def _per_shard(corpus: Corpus, target: Path, options: ReadOptions, dtype: str, separator: int | None,
+               workers: int, total: int) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+    if os.path.lexists(target):
+        raise OutputError(f"-o {shown_path(target)}: already exists; --per-shard writes a new folder, give one")
+    tokens = done = 0
+    with atomic_directory(target) as folder:
+        jobs = []
+        for shard, name in zip(corpus.shards, shard_output_names(corpus)):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            jobs.append(ShardExportJob(shard, str(folder / name), options, dtype, separator, True))
+        for _, result in _run(jobs, workers):
+            done += result.size
+            tokens += result.tokens
+            yield result
+            yield ExportProgress(done_bytes=done, total_bytes=total, tokens=tokens)
+    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total)

@@ -1,0 +1,154 @@
+"""Counting the pre-tokens of a corpus of shards on a Dask cluster (``dask.distributed``), merging here.
+
+Counting is an associative map-reduce: each job (:mod:`core.train.shard_reading`) is counted on some
+worker of the cluster and its counts are added up here as they arrive, in whatever order; the merge loop
+then runs in this process on the merged counts, so the merges are those of local training whatever the
+cluster. Dask itself reschedules the jobs of a worker that is lost mid-run; a job that raises (a bad
+record, a corrupt archive), or that keeps killing workers, fails the run with its shard's name.
+
+The address is a scheduler's (``tcp://HOST:8786``, any scheme Dask takes) or ``local[:N]``: a
+``LocalCluster`` of N single-threaded worker processes on this machine, started and closed with the run.
+The workers read the shards by their paths, so on a real cluster the shards must sit on storage every
+worker sees at the same path (a shared file system), and the workers need bpe-tui installed.
+
+``dask[distributed]`` is the ``dask`` extra (``pip install 'bpe-tui[dask]'``); it is imported only here,
+and only when a run asks for a cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from core.errors import BPEError, SettingsError
+from core.train.shard_reading import ShardCount, ShardJob, count_job
+
+LOCAL_PROCESSES = True
+"""Whether a ``local`` cluster's workers are processes (as they must be to count in parallel). Tests of
+the message flow may set it false: the same code path, with threads, starts in a fraction of the time."""
+
+CONNECT_TIMEOUT = "10s"
+"""How long to try to reach a scheduler before saying it cannot be reached."""
+
+_LOCAL = re.compile(r"local(?::(\d+))?")
+_REMOTE = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
+
+
+def parse_address(address: str, default_workers: int) -> tuple[str | None, int]:
+    """``(scheduler address, 0)`` for a cluster, ``(None, N)`` for a local one of N workers.
+
+    >>> parse_address("tcp://10.0.0.5:8786", 2), parse_address("local", 2), parse_address("local:3", 2)
+    (('tcp://10.0.0.5:8786', 0), (None, 2), (None, 3))
+    >>> parse_address("10.0.0.5", 2)
+    Traceback (most recent call last):
+    core.errors.SettingsError: --dask '10.0.0.5' is not understood; give a scheduler address such as tcp://HOST:8786, or local[:N] for N workers here
+    """
+    local = _LOCAL.fullmatch(address)
+    if local is not None:
+        workers = int(local.group(1)) if local.group(1) else default_workers
+        if workers < 1:
+            raise SettingsError(f"--dask {address}: a local cluster needs at least 1 worker")
+        return None, workers
+    if _REMOTE.fullmatch(address) is not None:
+        return address, 0
+    raise SettingsError(
+        f"--dask {address!r} is not understood; give a scheduler address such as tcp://HOST:8786, "
+        "or local[:N] for N workers here"
+    )
+
+
+def check_dask(address: str, default_workers: int) -> None:
+    """Refuse, before any work, an address that is not understood or a machine without dask.distributed."""
+    parse_address(address, default_workers)
+    _distributed()
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise SettingsError(
+            "--dask needs the dask.distributed package; install it with: pip install 'bpe-tui[dask]'"
+        ) from None
+    return distributed
+
+
+class DaskCounting:
+    """One run's counting on a cluster: :meth:`start`, iterate :meth:`results`, and always :meth:`close`."""
+
+    def __init__(self, address: str, jobs: list[ShardJob], default_workers: int = 2) -> None:
+        self.address, self.local_workers = parse_address(address, default_workers)
+        self.jobs = jobs
+        self.workers = 0
+        """Workers the cluster had at the last look (shown with the progress)."""
+        self._distributed = _distributed()
+        self._cluster: Any = None
+        self._client: Any = None
+        self._futures: list[Any] = []
+
+    def start(self) -> int:
+        """Start the local cluster or connect to the scheduler; returns the number of workers.
+
+        Raises:
+            SettingsError: the scheduler cannot be reached (one line naming it).
+        """
+        distributed = self._distributed
+        if self.address is None:
+            # dashboard_address ":0": a free port of its own (None still took 8787, which another cluster
+            # on this machine may hold, and warned about it).
+            self._cluster = distributed.LocalCluster(
+                n_workers=self.local_workers, threads_per_worker=1, processes=LOCAL_PROCESSES,
+                dashboard_address=":0", silence_logs=logging.ERROR,
+            )
+            self._client = distributed.Client(self._cluster)
+        else:
+            try:
+                self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as error:
+                raise SettingsError(
+                    f"--dask {self.address}: cannot reach the scheduler ({error}); start one with "
+                    "'dask scheduler' and check the address"
+                ) from None
+        self.workers = len(self._client.nthreads())
+        return self.workers
+
+    def results(self, cancelled: Callable[[], bool]) -> Iterator[ShardCount]:
+        """Each job's counts as it finishes. Stops early (leaving :meth:`close` to cancel the rest) when
+        ``cancelled()`` turns true.
+
+        Raises:
+            BPEError: a job failed: its own one-line error (it names the shard), or one that names the
+                shard and what Dask said (a job that kept killing its workers, say).
+        """
+        distributed = self._distributed
+        client = self._client
+        assert client is not None, "start() first"
+        # pure=False: two runs over the same shard must both count it, not share a cached result.
+        self._futures = client.map(count_job, self.jobs, pure=False)
+        job_of = {future.key: job for future, job in zip(self._futures, self.jobs)}
+        for future in distributed.as_completed(self._futures):
+            if cancelled():
+                return
+            if future.status == "error":
+                error = future.exception()
+                if isinstance(error, BPEError):
+                    raise error
+                job = job_of[future.key]
+                raise BPEError(f"{job.shard.shown}: counting failed on the cluster ({type(error).__name__}: {error})")
+            result = future.result()
+            future.release()
+            self.workers = len(client.nthreads())
+            yield result
+
+    def close(self) -> None:
+        """Cancel the jobs still queued or running on the cluster, disconnect, and stop a local cluster."""
+        if self._client is not None:
+            if self._futures:
+                self._client.cancel(self._futures, force=True)
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None

@@ -1,0 +1,116 @@
+"""``train`` and ``export`` on corpora of shards from the shell: the merges and ids of the joined documents,
+bad records reported in one line or skipped and counted, shard progress, an unquoted glob explained."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bpe_tui.__main__ import main
+from core import reference
+from core.encode.tokenizer import Tokenizer
+from core.formats import load_tokenizer
+from tests.cli.cli_cases import assert_one_line_error, run_cli
+from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents, write_shard
+
+DOCUMENTS = sample_documents()[:120]
+
+
+def make_corpus(folder: Path) -> Path:
+    write_shard(folder / "web", "a.jsonl.gz", DOCUMENTS[:60])
+    write_shard(folder / "web", "b.parquet", DOCUMENTS[60:])
+    (folder / "web" / "README.md").write_text("about the shards", encoding="utf-8")
+    return folder / "web"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_train_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                        workers: str) -> None:
+    corpus = make_corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = main(["train", str(corpus), "--vocab-size", "300", "--special-token", SPECIAL, "--workers", workers,
+                 "--events", "events.jsonl"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    model = load_tokenizer(tmp_path / "web-300.json")  # named after the folder
+    assert (model.vocab, model.merges) == reference.train(joined_text(DOCUMENTS), 300, [SPECIAL])
+    assert "2/2 shards, 120 documents" in err
+    shards = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()
+              if '"shards"' in line]
+    assert shards[0]["done"] == 0 and shards[-1] == {"event": "shards", "done": 2, "total": 2, "documents": 120,
+                                                    "skipped": 0, "workers": shards[-1]["workers"]}
+
+
+def test_skip_bad_records_reports_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    (corpus / "c.jsonl").write_bytes(b'{"text": "fine"}\n{"text": 7}\nnot json\n')
+    out = tmp_path / "tok.json"
+    code = main(["train", str(corpus), "--vocab-size", "300", "-o", str(out)])
+    captured = capsys.readouterr()
+    # Progress lines for the shards read before the bad one may come first; the error is one line, last.
+    last = captured.err.strip().splitlines()[-1]
+    assert code == 2 and "Traceback" not in captured.err
+    assert last.startswith("bpe-tui train: error: ") and last.endswith("fix the record or pass --skip-bad-records")
+    assert f"{corpus / 'c.jsonl'}: line 2: the 'text' value is a number" in last
+    assert not out.exists()
+    code = main(["train", str(corpus), "--vocab-size", "300", "-o", str(out), "--skip-bad-records",
+                 "--special-token", SPECIAL])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert f"skipped 2 bad records in 1 shard; the first: {corpus / 'c.jsonl'}: line 2: the 'text' value" in err
+    assert load_tokenizer(out).merges == reference.train(joined_text(DOCUMENTS + ["fine"]), 300, [SPECIAL])[1]
+
+
+def test_text_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS), encoding="utf-8")
+    code = main(["train", str(path), "--vocab-size", "300", "--special-token", SPECIAL, "--text-field", "body",
+                 "-o", str(tmp_path / "tok.json")])
+    assert code == 0, capsys.readouterr().err
+    assert load_tokenizer(tmp_path / "tok.json").merges == reference.train(joined_text(DOCUMENTS), 300, [SPECIAL])[1]
+
+
+def test_an_unquoted_glob_is_explained(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path)
+    write_shard(corpus, "c.jsonl", DOCUMENTS[:3])
+    result = run_cli("train", corpus / "a.jsonl.gz", corpus / "c.jsonl", "--vocab-size", "300", cwd=tmp_path)
+    assert_one_line_error(result, "2 corpus paths given", "quote a glob")
+
+
+def test_a_quoted_glob_trains(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path)
+    result = run_cli("train", str(corpus / "*.parquet"), "--vocab-size", "300", "-o", tmp_path / "t.json",
+                     "--special-token", SPECIAL, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert load_tokenizer(tmp_path / "t.json").merges == reference.train(SPECIAL.join(DOCUMENTS[60:]), 300, [SPECIAL])[1]
+
+
+def test_export_one_array_and_per_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    assert main(["train", str(corpus), "--vocab-size", "300", "--special-token", SPECIAL,
+                 "-o", str(tmp_path / "tok.json")]) == 0
+    tokenizer = Tokenizer.from_model(load_tokenizer(tmp_path / "tok.json"))
+    assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "ids.npy"),
+                 "--workers", "2"]) == 0
+    assert np.load(tmp_path / "ids.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS))
+    assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "per"),
+                 "--per-shard"]) == 0
+    assert np.load(tmp_path / "per" / "a.jsonl.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS[:60]))
+    assert np.load(tmp_path / "per" / "b.parquet.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS[60:]))
+    capsys.readouterr()
+    code = main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "per"), "--per-shard"])
+    captured = capsys.readouterr()
+    assert_one_line_error((code, captured.out, captured.err), "per: already exists")
+
+
+def test_export_onto_a_shard_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    assert main(["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path / "tok.json")]) == 0
+    capsys.readouterr()
+    code = main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(corpus / "b.parquet"), "--force"])
+    captured = capsys.readouterr()
+    assert_one_line_error((code, captured.out, captured.err), "b.parquet")
+    assert (corpus / "b.parquet").read_bytes()[:4] == b"PAR1"

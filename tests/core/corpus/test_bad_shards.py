@@ -1,0 +1,186 @@
+"""Hostile shards: every bad record, corrupt archive and odd folder gets one line naming the shard and the
+line or row; ``skip_bad_records`` counts them instead; a missing optional package names its extra."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import reference
+from core.corpus import open_corpus
+from core.errors import CorpusError, SettingsError
+from core.train.run import TrainingRun, train_bpe
+from tests.core.corpus.corpus_cases import SPECIAL, compress, joined_text, parquet_bytes, sample_documents, write_shard
+
+GOOD = sample_documents()[:40]
+
+
+def one_line_error(path: Path | str, *needles: str, **options: object) -> str:
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [SPECIAL], workers=1, **options)
+    message = str(caught.value)
+    assert "\n" not in message
+    for needle in needles:
+        assert needle in message, (needle, message)
+    return message
+
+
+BAD_LINES = [
+    (b"not json at all", "line 3: not valid JSON"),
+    (b'["a", "b"]', "line 3: a JSON array, not an object"),
+    (b'{"txt": "x", "id": 1}', "line 3: no 'text' field (fields: 'txt', 'id')"),
+    (b'{"text": 5}', "line 3: the 'text' value is a number, not a string"),
+    (b'{"text": null}', "line 3: the 'text' value is null, not a string"),
+    (b'{"text": ["a"]}', "line 3: the 'text' value is an array, not a string"),
+    (b'{"text": "caf\xe9"}', "line 3: invalid UTF-8 at column 14 (byte 0xe9)"),
+    (b'{"text": "lone \\ud800 half"}', "line 3: the 'text' value holds a lone surrogate"),
+    (b'{"text": "cut', "line 3: not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("line", "problem"), BAD_LINES, ids=[p.split(": ", 1)[1][:24] for _, p in BAD_LINES])
+@pytest.mark.parametrize("compression", [None, "gz"])
+def test_a_bad_json_line_names_shard_and_line(tmp_path: Path, line: bytes, problem: str, compression: str | None) -> None:
+    data = b'{"text": "one"}\n\n' + line + b'\n{"text": "two"}\n'
+    name = "bad.jsonl" + (f".{compression}" if compression else "")
+    (tmp_path / name).write_bytes(compress(data, compression))
+    message = one_line_error(tmp_path / name, f"{name}: {problem}", "--skip-bad-records")
+    assert message.startswith(str(tmp_path / name))
+
+
+def test_a_json_array_file_gets_a_hint(tmp_path: Path) -> None:
+    (tmp_path / "array.json").write_text(json.dumps([{"text": "a"}], indent=1), encoding="utf-8")
+    one_line_error(tmp_path / "array.json", "array.json: line 1: not valid JSON", "looks like one JSON array")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_skip_bad_records_counts_them_and_trains_on_the_rest(tmp_path: Path, workers: int) -> None:
+    corpus = tmp_path / "corpus"
+    write_shard(corpus, "a.jsonl", GOOD[:20])
+    bad = b"".join(line + b"\n" for line, _ in BAD_LINES)
+    (corpus / "b.jsonl").write_bytes(bad + b'{"text": ' + json.dumps(GOOD[20]).encode() + b"}\n")
+    (corpus / "c.parquet").write_bytes(parquet_bytes(GOOD[21:] + [None]))  # type: ignore[list-item]
+    # Big enough for the worker pool to be used with 2 workers (see the next test for the pool's error).
+    write_shard(corpus, "d.txt", sample_documents() * 3)
+    run = TrainingRun(corpus, 300, [SPECIAL], workers=workers, skip_bad_records=True)
+    list(run.events())
+    assert run.skipped.count == len(BAD_LINES) + 1
+    assert run.skipped.by_shard == {str(corpus / "b.jsonl"): len(BAD_LINES), str(corpus / "c.parquet"): 1}
+    assert run.skipped.first == f"{corpus / 'b.jsonl'}: line 1: not valid JSON (Expecting value at column 1)"
+    expected = reference.train(joined_text(GOOD + sample_documents() * 3), 300, [SPECIAL])
+    assert (run.result().vocab, run.result().merges) == expected
+
+
+def test_a_null_parquet_row_is_named_by_its_row(tmp_path: Path) -> None:
+    (tmp_path / "rows.parquet").write_bytes(parquet_bytes(["a", "b", None, "c"], row_group_size=2))  # type: ignore[list-item]
+    one_line_error(tmp_path / "rows.parquet", "rows.parquet: row 3: the 'text' value is null, not a string")
+
+
+def test_a_parquet_without_the_column_names_its_columns(tmp_path: Path) -> None:
+    (tmp_path / "p.parquet").write_bytes(parquet_bytes(GOOD, column="body"))
+    one_line_error(tmp_path / "p.parquet", "p.parquet: no column 'text' (columns: 'id', 'body')", "--text-field",
+                   skip_bad_records=True)  # a whole shard is not a bad record: never skipped
+
+
+def test_a_parquet_column_of_numbers_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "p.parquet").write_bytes(parquet_bytes(GOOD))
+    one_line_error(tmp_path / "p.parquet", "p.parquet: column 'id' holds int64, not strings", text_field="id")
+
+
+def test_a_file_that_is_not_parquet(tmp_path: Path) -> None:
+    (tmp_path / "p.parquet").write_bytes(b"PAR1 but not really" * 10)
+    one_line_error(tmp_path / "p.parquet", "p.parquet: not a readable Parquet file")
+
+
+def test_a_truncated_parquet(tmp_path: Path) -> None:
+    data = parquet_bytes(GOOD)
+    (tmp_path / "p.parquet").write_bytes(data[: len(data) // 2])
+    one_line_error(tmp_path / "p.parquet", "p.parquet: not a readable Parquet file")
+
+
+@pytest.mark.parametrize("compression", ["gz", "bz2", "xz", "zst"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "flipped"])
+def test_a_corrupt_archive_names_the_shard(tmp_path: Path, compression: str, damage: str) -> None:
+    data = compress(b'{"text": "hello there"}\n' * 2000, compression)
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "garbage":
+        data = b"this is not compressed at all" * 3
+    else:
+        middle = len(data) // 2
+        data = data[:middle] + bytes(b ^ 0xFF for b in data[middle : middle + 16]) + data[middle + 16 :]
+    name = f"s.jsonl.{compression}"
+    (tmp_path / name).write_bytes(data)
+    names = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
+    # A flipped block in the middle may still decode to other bytes in a format without checksums per
+    # block: then the line it lands in is the bad record. Either way, one line naming the shard.
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(tmp_path / name, 300, [], workers=1, skip_bad_records=damage != "flipped")
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / name}: ") and "\n" not in message
+    if damage != "flipped":
+        assert f"corrupt or truncated {names[compression]} data" in message
+
+
+def test_a_truncated_compressed_text_shard(tmp_path: Path) -> None:
+    data = compress(joined_text(GOOD).encode(), "zst")
+    (tmp_path / "t.txt.zst").write_bytes(data[:-5])
+    one_line_error(tmp_path / "t.txt.zst", "t.txt.zst: corrupt or truncated zstd data", "ends inside a zstd frame")
+
+
+def test_invalid_utf8_in_a_compressed_text_shard_names_its_offset(tmp_path: Path) -> None:
+    (tmp_path / "t.txt.gz").write_bytes(compress(b"fine text " * 10 + b"\xff more", "gz"))
+    one_line_error(tmp_path / "t.txt.gz", "t.txt.gz: invalid UTF-8 at byte offset 100 of the text (byte 0xff)")
+    _, merges = train_bpe(tmp_path / "t.txt.gz", 300, [], workers=1, errors="replace")
+    assert merges == reference.train("fine text " * 10 + "\ufffd more", 300)[1]
+
+
+def test_a_bad_record_in_a_worker_process_names_its_shard(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    write_shard(corpus, "a.txt", sample_documents() * 8)  # large enough for the pool (over 512 KiB)
+    (corpus / "b.jsonl").write_bytes(b'{"text": "ok"}\n{"text": 1}\n')
+    one = str(corpus / "b.jsonl")
+    with pytest.raises(CorpusError, match=f"^{one}: line 2: the 'text' value is a number"):
+        train_bpe(corpus, 300, [SPECIAL], workers=2)
+
+
+def test_a_glob_matching_nothing(tmp_path: Path) -> None:
+    one_line_error(str(tmp_path / "*.jsonl"), "*.jsonl: the pattern matches no file", "quote it")
+
+
+def test_a_folder_of_unrelated_files(tmp_path: Path) -> None:
+    for name in ("README.md", "notes.csv", "model.bin", ".hidden.txt", "_SUCCESS"):
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "sub").mkdir()
+    one_line_error(tmp_path, "the folder holds no corpus shard (.txt, .jsonl", "give a folder of shards or a file")
+
+
+def test_a_fifo_among_the_shards_is_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    write_shard(tmp_path, "a.jsonl", GOOD)
+    os.mkfifo(tmp_path / "b.jsonl")
+    one_line_error(tmp_path, "b.jsonl: is a named pipe (FIFO), not a regular file")
+
+
+@pytest.mark.parametrize(("module", "name", "make"), [
+    ("pyarrow", "p.parquet", lambda: parquet_bytes(GOOD)),
+    ("zstandard", "z.jsonl.zst", lambda: compress(b'{"text": "a"}\n', "zst")),
+])
+def test_a_missing_optional_package_names_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   module: str, name: str, make) -> None:
+    (tmp_path / name).write_bytes(make())
+    for loaded in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+        monkeypatch.delitem(sys.modules, loaded)
+    monkeypatch.setitem(sys.modules, module, None)  # import now fails, as without the package
+    message = one_line_error(tmp_path / name, f"needs the {module} package", "pip install 'bpe-tui[formats]'")
+    assert name in message
+
+
+def test_an_empty_text_field_is_refused(tmp_path: Path) -> None:
+    write_shard(tmp_path, "a.jsonl", GOOD)
+    with pytest.raises(SettingsError, match="text field ''"):
+        TrainingRun(tmp_path / "a.jsonl", 300, text_field="")

@@ -1,0 +1,177 @@
+"""Every shard format reads to the documents it holds: a corpus trains to exactly the merges of its
+documents joined by ``<|endoftext|>`` in one text file, as the slow reference trainer makes them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core import reference
+from core.corpus import open_corpus
+from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
+from core.corpus.text_stream import text_pieces
+from core.pretokenize.patterns import GPT2_PATTERN
+from core.train.run import TrainingRun, train_bpe
+from core.train.shard_reading import count_job, shard_jobs
+from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents, write_shard
+
+FORMATS = [
+    "docs.jsonl", "docs.json", "docs.jsonl.gz", "docs.jsonl.bz2", "docs.jsonl.xz", "docs.jsonl.zst",
+    "docs.parquet", "docs.parquet.gz", "docs.parquet.zst", "docs.txt.gz", "docs.txt.bz2", "docs.txt.xz",
+    "docs.txt.zst",
+]
+
+
+def corpus_counts(path: Path, options: ReadOptions, split_bytes: int | None = None) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for job in shard_jobs(open_corpus(path), options, split_bytes):
+        counts.update(count_job(job).counts)
+    return counts
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_each_format_counts_the_pretokens_of_the_joined_text(tmp_path: Path, name: str) -> None:
+    documents = sample_documents()
+    path = write_shard(tmp_path, name, documents)
+    expected = reference.count_pretokens(joined_text(documents), [SPECIAL])
+    assert corpus_counts(path, ReadOptions((SPECIAL,))) == expected
+
+
+@pytest.mark.parametrize("name", ["docs.jsonl.gz", "docs.parquet", "docs.txt.zst"])
+def test_a_shard_trains_to_the_reference_merges_of_the_joined_text(tmp_path: Path, name: str) -> None:
+    documents = sample_documents()
+    path = write_shard(tmp_path, name, documents)
+    vocab, merges = reference.train(joined_text(documents), 330, [SPECIAL])
+    assert train_bpe(path, 330, [SPECIAL], workers=1) == (vocab, merges)
+
+
+def test_records_are_documents_even_without_a_special_token(tmp_path: Path) -> None:
+    """No merge spans two records: records "ab" and "cd" give the pre-tokens ab and cd, never "abcd"."""
+    path = write_shard(tmp_path, "two.jsonl", ["ab", "cd"] * 50)
+    _, merges = train_bpe(path, 300, [], workers=1)
+    assert merges == [(b"c", b"d"), (b"a", b"b")]  # by hand: 50 each, the tie goes to the greater pair
+
+
+def test_a_folder_of_mixed_shards_equals_its_documents_joined(tmp_path: Path) -> None:
+    documents = sample_documents()
+    names = ["a.jsonl.gz", "b.parquet", "c/d.txt.xz", "c/e.txt", "f.json.zst"]
+    shares = [documents[i::len(names)] for i in range(len(names))]
+    for name, share in zip(names, shares):
+        write_shard(tmp_path / "corpus", name, share)
+    (tmp_path / "corpus" / "README.md").write_text("not a shard", encoding="utf-8")
+    (tmp_path / "corpus" / "_SUCCESS").write_bytes(b"")
+    corpus = open_corpus(tmp_path / "corpus")
+    assert [Path(s.path).name for s in corpus.shards] == ["a.jsonl.gz", "b.parquet", "d.txt.xz", "e.txt", "f.json.zst"]
+    assert corpus.ignored == 2
+    every = [d for share in shares for d in share]
+    vocab, merges = reference.train(joined_text(every), 330, [SPECIAL])
+    for workers in (1, 2):
+        assert train_bpe(tmp_path / "corpus", 330, [SPECIAL], workers=workers) == (vocab, merges)
+
+
+def test_a_glob_picks_its_shards(tmp_path: Path) -> None:
+    documents = sample_documents()
+    write_shard(tmp_path, "a.jsonl", documents[:300])
+    write_shard(tmp_path, "b.jsonl", documents[300:])
+    write_shard(tmp_path, "c.parquet", ["left out"])
+    corpus = open_corpus(str(tmp_path / "*.jsonl"))
+    assert [Path(s.path).name for s in corpus.shards] == ["a.jsonl", "b.jsonl"]
+    assert corpus.name == tmp_path.name
+    assert corpus_counts(tmp_path / "a.jsonl", ReadOptions((SPECIAL,))) + corpus_counts(
+        tmp_path / "b.jsonl", ReadOptions((SPECIAL,))
+    ) == reference.count_pretokens(joined_text(documents), [SPECIAL])
+
+
+def test_a_compressed_text_read_in_small_blocks_keeps_its_pretokens(tmp_path: Path) -> None:
+    """Cut at safe cuts only: blocks of 64 bytes give the pre-tokens of the whole text."""
+    import io
+
+    text = joined_text(sample_documents())
+    pieces = list(text_pieces(io.BytesIO(text.encode("utf-8")), "s", [SPECIAL], GPT2_PATTERN, "strict", block=64))
+    assert len(pieces) > 100 and "".join(pieces) == text
+    counts: Counter[str] = Counter()
+    for piece in pieces:
+        counts += reference.count_pretokens(piece, [SPECIAL])
+    assert counts == reference.count_pretokens(text, [SPECIAL])
+
+
+def test_a_large_text_shard_is_counted_in_parts(tmp_path: Path) -> None:
+    documents = sample_documents()
+    write_shard(tmp_path / "corpus", "big.txt", documents)
+    write_shard(tmp_path / "corpus", "small.jsonl", documents[:10])
+    jobs = shard_jobs(open_corpus(tmp_path / "corpus"), ReadOptions((SPECIAL,)), split_bytes=4096)
+    assert sum(job.part is not None for job in jobs) > 10
+    expected = reference.count_pretokens(joined_text(documents + documents[:10]), [SPECIAL])
+    assert corpus_counts(tmp_path / "corpus", ReadOptions((SPECIAL,)), split_bytes=4096) == expected
+    counted = [count_job(job) for job in jobs]
+    # Documents: those of the text shard (split at special tokens) and one a record, each counted once.
+    text_documents = len(joined_text(documents).split(SPECIAL))
+    assert sum(result.documents for result in counted) == text_documents + 10
+
+
+def test_a_record_much_larger_than_a_block_is_read_whole(tmp_path: Path) -> None:
+    huge = ("word " * 700_000) + "end"  # 3.5 MB in one record, one line
+    path = write_shard(tmp_path, "huge.jsonl.gz", [huge, "small"])
+    texts = [text for text, _ in shard_documents(open_corpus(path).shards[0], ReadOptions(), SkippedRecords())]
+    assert texts == [huge, "small"]
+
+
+def test_empty_shards_add_nothing(tmp_path: Path) -> None:
+    documents = sample_documents()[:50]
+    write_shard(tmp_path / "corpus", "a.jsonl", documents)
+    for name in ("b.jsonl", "c.txt", "d.jsonl.gz", "e.txt.zst", "f.parquet"):
+        write_shard(tmp_path / "corpus", name, [] if "parquet" in name or "jsonl" in name else [""])
+    (tmp_path / "corpus" / "g.jsonl.xz").write_bytes(b"")  # an empty file, not even an xz header
+    assert corpus_counts(tmp_path / "corpus", ReadOptions((SPECIAL,))) == reference.count_pretokens(
+        joined_text(documents), [SPECIAL]
+    )
+
+
+def test_only_empty_shards_train_to_no_merges(tmp_path: Path) -> None:
+    write_shard(tmp_path / "corpus", "a.jsonl", [])
+    write_shard(tmp_path / "corpus", "b.jsonl.gz", [""])
+    vocab, merges = train_bpe(tmp_path / "corpus", 300, [SPECIAL], workers=1)
+    assert merges == [] and len(vocab) == 257
+
+
+def test_another_text_field_and_column(tmp_path: Path) -> None:
+    from tests.core.corpus.corpus_cases import jsonl_bytes, parquet_bytes
+
+    documents = sample_documents()[:80]
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.jsonl").write_bytes(jsonl_bytes(documents[:40], "content"))
+    (tmp_path / "corpus" / "b.parquet").write_bytes(parquet_bytes(documents[40:], "content"))
+    run = TrainingRun(tmp_path / "corpus", 300, [SPECIAL], workers=1, text_field="content")
+    list(run.events())
+    assert (run.result().vocab, run.result().merges) == reference.train(joined_text(documents), 300, [SPECIAL])
+    assert run.documents == 80
+
+
+def test_worker_processes_count_the_shards_to_the_same_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 512 KiB of shards: the pool counts them (a spy proves it), and the merges are the joined text's."""
+    from core.train import worker_pool
+    from core.train.run import SHARED_READING_MIN_BYTES
+
+    jobs: list[int] = []
+
+    class Spy(worker_pool.WorkerPool):
+        def map_unordered(self, function, arguments):
+            arguments = list(arguments)
+            jobs.append(len(arguments))
+            return super().map_unordered(function, arguments)
+
+    monkeypatch.setattr(worker_pool, "WorkerPool", Spy)
+    documents = sample_documents() * 6
+    names = ["a.jsonl", "b.jsonl.gz", "c.parquet", "d.txt", "e.jsonl.zst"]
+    for index, name in enumerate(names):
+        write_shard(tmp_path / "corpus", name, documents[index::5])
+    every = [d for index in range(5) for d in documents[index::5]]
+    (tmp_path / "joined.txt").write_text(joined_text(every), encoding="utf-8", newline="")
+    assert (tmp_path / "joined.txt").stat().st_size > SHARED_READING_MIN_BYTES
+    expected = train_bpe(tmp_path / "joined.txt", 400, [SPECIAL], workers=1)
+    for workers in (2, 3):
+        jobs.clear()
+        assert train_bpe(tmp_path / "corpus", 400, [SPECIAL], workers=workers) == expected
+        assert jobs and jobs[0] == 5  # one job a shard, all in the pool

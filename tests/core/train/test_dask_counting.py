@@ -1,0 +1,158 @@
+"""Counting on a Dask cluster: the merges of local training, shard progress, a failing shard named,
+Ctrl-C cancelling the cluster's tasks, and one line without dask.distributed.
+
+Most tests use a ``LocalCluster`` of two *threaded* workers (``LOCAL_PROCESSES = False``): the same
+client, scheduler and futures as with processes, started in about a second instead of several, and a
+patched counting function reaches its workers. One test runs the CLI's real path, worker processes
+included. No test depends on which worker counts which shard: counts add up in any order.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from core import reference
+from core.errors import BPEError, CorpusError, SettingsError
+from core.train import dask_counting
+from core.train.events import ShardsRead
+from core.train.run import TrainingRun, train_bpe
+from core.train.shard_reading import count_job
+from tests.cli.cli_cases import assert_one_line_error, run_cli
+from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents, write_shard
+
+DOCUMENTS = sample_documents()
+RELEASE = threading.Event()
+"""Lets the held job of the Ctrl-C test go on (module-level, so the job pickles by reference)."""
+
+
+def held_count(job):
+    """``count_job``, except that the first shard's job waits for ``RELEASE``."""
+    if job.shard.path.endswith("a.jsonl.gz"):
+        RELEASE.wait()
+    return count_job(job)
+
+
+@pytest.fixture
+def threaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_counting, "LOCAL_PROCESSES", False)
+
+
+def make_corpus(root: Path) -> Path:
+    names = ["a.jsonl.gz", "b.parquet", "c.txt.zst", "d.jsonl", "e.txt"]
+    for index, name in enumerate(names):
+        write_shard(root / "corpus", name, DOCUMENTS[index::len(names)])
+    return root / "corpus"
+
+
+def every_document() -> list[str]:
+    return [d for index in range(5) for d in DOCUMENTS[index::5]]
+
+
+def test_a_local_cluster_trains_to_the_reference_merges(tmp_path: Path, threaded: None) -> None:
+    corpus = make_corpus(tmp_path)
+    run = TrainingRun(corpus, 330, [SPECIAL], dask="local:2")
+    shards = [event for event in run.events() if isinstance(event, ShardsRead)]
+    assert (run.result().vocab, run.result().merges) == reference.train(joined_text(every_document()), 330, [SPECIAL])
+    assert [event.done for event in shards] == [0, 1, 2, 3, 4, 5]
+    assert {event.total for event in shards} == {5} and shards[-1].workers == 2
+    # Records, and the text shards' documents as the special token separates them.
+    texts = [len(joined_text(DOCUMENTS[index::5]).split(SPECIAL)) for index in (2, 4)]
+    assert shards[-1].documents == sum(len(DOCUMENTS[index::5]) for index in (0, 1, 3)) + sum(texts)
+    assert run._dask is None  # the cluster was closed with the run
+
+
+def test_a_bad_record_fails_the_run_with_its_shard(tmp_path: Path, threaded: None) -> None:
+    corpus = make_corpus(tmp_path)
+    (corpus / "f.jsonl").write_bytes(b'{"text": "fine"}\n{"text": false}\n')
+    with pytest.raises(CorpusError, match=r"f\.jsonl: line 2: the 'text' value is a boolean, not a string"):
+        train_bpe(corpus, 300, [SPECIAL], dask="local:2")
+
+
+def test_a_job_that_fails_otherwise_is_named_by_its_shard(tmp_path: Path, threaded: None,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = make_corpus(tmp_path)
+    real = dask_counting.count_job
+
+    def failing(job):
+        if job.shard.path.endswith("c.txt.zst"):
+            raise MemoryError("no room")
+        return real(job)
+
+    monkeypatch.setattr(dask_counting, "count_job", failing)
+    with pytest.raises(BPEError, match=r"c\.txt\.zst: counting failed on the cluster \(MemoryError: no room\)$"):
+        train_bpe(corpus, 300, [SPECIAL], dask="local:1")
+
+
+def test_ctrl_c_cancels_the_clusters_tasks_and_closes_it(tmp_path: Path, threaded: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """One shard's job waits until the test ends; Ctrl-C comes once another has been counted."""
+    corpus = make_corpus(tmp_path)
+    RELEASE.clear()
+    made: list[dask_counting.DaskCounting] = []
+    cancelled: list[list[str]] = []
+
+    class Recording(dask_counting.DaskCounting):
+        def start(self) -> int:
+            made.append(self)
+            workers = super().start()
+            cancel = self._client.cancel
+            self._client.cancel = lambda futures, **kw: (cancelled.append([f.key for f in futures]), cancel(futures, **kw))[1]
+            return workers
+
+    monkeypatch.setattr(dask_counting, "count_job", held_count)
+    monkeypatch.setattr(dask_counting, "DaskCounting", Recording)
+    run = TrainingRun(corpus, 300, [SPECIAL], dask="local:2")
+    events = run.events()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for event in events:
+                if isinstance(event, ShardsRead) and event.done >= 1:
+                    RELEASE.set()  # the held job may end now, or be cancelled first: either way it is not counted
+                    raise KeyboardInterrupt  # where the CLI's SIGINT handler raises it
+    finally:
+        events.close()  # as the CLI's drive() does
+        RELEASE.set()
+    counting = made[0]
+    held_key = next(f.key for f, job in zip(counting._futures, counting.jobs) if job.shard.path.endswith("a.jsonl.gz"))
+    assert cancelled and held_key in cancelled[0]
+    assert counting._client is None and counting._cluster is None
+    assert run._dask is None and run.merges == []
+
+
+def test_without_dask_distributed_the_message_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = make_corpus(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(SettingsError, match=r"--dask needs the dask\.distributed package; install it with: "
+                                            r"pip install 'bpe-tui\[dask\]'"):
+        TrainingRun(corpus, 300, dask="local:2")
+
+
+@pytest.mark.parametrize("address", ["10.0.0.5:8786", "local:0", "local:x", ""])
+def test_an_address_not_understood(tmp_path: Path, address: str) -> None:
+    with pytest.raises(SettingsError, match="--dask"):
+        TrainingRun(make_corpus(tmp_path), 300, dask=address)
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_counting, "CONNECT_TIMEOUT", "1s")
+    with pytest.raises(SettingsError, match=r"^--dask tcp://127\.0\.0\.1:9: cannot reach the scheduler \(.*\); "
+                                            r"start one with 'dask scheduler' and check the address$") as caught:
+        train_bpe(make_corpus(tmp_path), 300, [], dask="tcp://127.0.0.1:9")
+    assert "\n" not in str(caught.value)
+
+
+def test_the_cli_with_worker_processes(tmp_path: Path) -> None:
+    """The README's path: ``--dask local:2`` starts real worker processes."""
+    corpus = make_corpus(tmp_path)
+    result = run_cli("train", corpus, "--vocab-size", "330", "--special-token", SPECIAL, "--dask", "local:2",
+                     "-o", tmp_path / "tok.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "5/5 shards" in result.stderr and "2 workers" in result.stderr
+    from core.formats import load_tokenizer
+
+    model = load_tokenizer(tmp_path / "tok.json")
+    assert (model.vocab, model.merges) == reference.train(joined_text(every_document()), 330, [SPECIAL])
