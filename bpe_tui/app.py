@@ -311,6 +311,14 @@ class BpeTuiApp(App[None]):
         if message.warning is not None:
             self.notify(message.warning, title="Markers trained as text", severity="warning", timeout=10, markup=False)
 
+    @on(BoundariesScreen.InspectRequested)
+    async def _inspect_requested(self, message: BoundariesScreen.InspectRequested) -> None:
+        """Enter on a token in the workbench: the Inspector, on that token's row and merge tree."""
+        await self.switch_mode("inspector")
+        inspector = self._panes.get("inspector")
+        if isinstance(inspector, InspectorScreen):
+            inspector.show_token(message.token_id)
+
     @on(DashboardScreen.StopRequested)
     def _stop_requested(self) -> None:
         self.runner.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from bpe_tui.app import BpeTuiApp
@@ -157,8 +157,8 @@ class QuietApp(BpeTuiApp):
     """The real app with text cursors that never blink (a blinking cursor makes pictures flaky)."""
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        # An unfocused Input draws no cursor, so stopping the blink on focus is enough.
-        if isinstance(event.widget, Input):
+        # An unfocused Input or TextArea draws no cursor, so stopping the blink on focus is enough.
+        if isinstance(event.widget, (Input, TextArea)):
             event.widget.cursor_blink = False
 
 
