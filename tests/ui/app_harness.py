@@ -169,6 +169,7 @@ def make_app(
     train_on_start: bool = False,
     start_mode: str | None = "corpus",
     tokenizer_paths: Sequence[Path] = (),
+    reference_on_start: bool = False,
 ) -> BpeTuiApp:
     return QuietApp(
         session=session if session is not None else make_session(CORPUS_ROOT / "story.txt"),
@@ -177,6 +178,7 @@ def make_app(
         start_mode=start_mode,
         tokenizer_paths=tokenizer_paths,
         theme=THEME,
+        reference_on_start=reference_on_start,
     )
 
 
