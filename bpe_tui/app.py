@@ -29,7 +29,7 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from core.errors import BPEError
+from core.errors import BPEError, TextNotTokenizerError
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names, load_reference
 from core.model import BPEModel
 
@@ -37,7 +37,9 @@ from bpe_tui.messages import SessionChanged, TrainingChanged
 from bpe_tui.panes import PANES, Pane
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
+from bpe_tui.recent_files import remember
 from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.help import HelpScreen
 from bpe_tui.screens.inspector import InspectorScreen
@@ -204,7 +206,9 @@ class BpeTuiApp(App[None]):
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
         session = self.session
         builders: dict[type[Screen], Callable[[], Screen]] = {
-            CorpusScreen: lambda: CorpusScreen(session, corpus_root=self.services.corpus_root),
+            CorpusScreen: lambda: CorpusScreen(
+                session, corpus_root=self.services.corpus_root, recent_store=self.services.recent_store
+            ),
             DashboardScreen: lambda: DashboardScreen(self.training),
             StepperScreen: lambda: StepperScreen(session),
             BoundariesScreen: lambda: BoundariesScreen(session),
@@ -456,8 +460,28 @@ class BpeTuiApp(App[None]):
             self.notify(f"Loaded {worker.result.name}", title="Tokenizer", markup=False)
         elif event.state == WorkerState.ERROR:
             error = worker.error
+            if isinstance(error, TextNotTokenizerError):
+                self._offer_as_corpus(Path(str(error.path)))
+                return
             message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
             self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
+
+    def _offer_as_corpus(self, path: Path) -> None:
+        """ctrl+o was given a text file: say it looks like a corpus, and make it the corpus if the user agrees.
+
+        A dialog, not a toast, because it asks; it opens only as the answer to the user's own ctrl+o.
+        """
+
+        def chosen(use: bool | None) -> None:
+            if not use:
+                return
+            corpus = path.expanduser().absolute()
+            remember(self.services.recent_store, corpus)
+            self.session.set_corpus(corpus)
+            self.switch_mode("corpus")
+            self.notify(f"Corpus: {corpus}", markup=False)
+
+        self.push_screen(CorpusOfferDialog(path), chosen)
 
     def action_open_tokenizer(self) -> None:
         def chosen(path: Path | None) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.errors import SettingsError, TokenizerFileError
+from core.errors import SettingsError, TextNotTokenizerError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
 from core.formats.common import number_too_long, show_token
 from core.formats.folders import tokenizer_in_folder
@@ -189,8 +189,35 @@ def parse_json(text: str, path: Path) -> Any:
         raise TokenizerFileError(f"{path}: JSON nested too deeply; not a tokenizer file") from None
 
 
+_HEAD_BYTES = 1 << 16
+"""How much of a file is read to refuse plain text before reading it all (a corpus can be gigabytes)."""
+
+
+def _refuse_text_early(path: Path) -> None:
+    """Raise ``TextNotTokenizerError`` if the start of ``path`` is already plain text, not rank or merges lines.
+
+    Anything else (JSON, ``#version``, binary, a start that is a valid rank or merges file) is left to the
+    full read, which gives the exact error.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except OSError:
+        return
+    if len(head) == _HEAD_BYTES:
+        head = head[: head.rfind(b"\n") + 1]  # whole lines only: no character cut in two
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    stripped = text.lstrip()
+    if stripped and stripped[0] not in "{[":
+        _sniff_lines(text, path)
+
+
 def _sniff(path: Path) -> tuple[str, Any]:
     """(kind, parsed content): kind is a format name, or ``gpt2-vocab``/``gpt2-merges`` for the halves."""
+    _refuse_text_early(path)
     text = decode_text(read_source(path), path)
     stripped = text.lstrip()
     if not stripped:
@@ -227,9 +254,10 @@ def _sniff_lines(text: str, path: Path) -> str:
         looks_merged = looks_merged and len(line.split(" ")) == 2 and all(line.split(" "))
         if not (looks_ranked or looks_merged):
             shown = line[:40].encode("unicode_escape").decode("ascii")
-            raise TokenizerFileError(
+            raise TextNotTokenizerError(
                 f"{path} line {number}: {shown!r} is neither 'base64 rank' (tiktoken) nor 'left right' "
-                "(merges.txt); not a tokenizer file"
+                "(merges.txt); not a tokenizer file (it looks like text: a corpus?)",
+                path,
             )
         checked += 1
         if checked == _SNIFF_LINES:

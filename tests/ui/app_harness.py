@@ -7,6 +7,7 @@ back at once (``replay_factory``) or held part-way until the test releases or st
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
@@ -142,6 +143,8 @@ def make_services(**overrides: object) -> Services:
         "probe_factory": lambda pid: FrozenProbe(pid),
         "source_factory": replay_factory(recorded_run()),
         "corpus_root": CORPUS_ROOT,
+        # Never the user's own list: a folder of this test process's own (tests that read it pass tmp_path).
+        "recent_store": Path(tempfile.mkdtemp(prefix="bpe-tui-recent-")) / "recent.json",
     }
     options.update(overrides)
     return Services(**options)  # type: ignore[arg-type]
