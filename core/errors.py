@@ -30,6 +30,10 @@ class TextNotTokenizerError(TokenizerFileError):
         super().__init__(message)
         self.path = path
 
+    def __reduce__(self) -> tuple[type, tuple[str, object]]:
+        # Rebuilt with its path when it crosses a process boundary (pickle passes only ``args`` by default).
+        return type(self), (str(self), self.path)
+
 
 class TrainingCancelled(Exception):
     """Raised inside a training run when it was cancelled; callers treat it as a normal stop."""

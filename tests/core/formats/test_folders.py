@@ -105,3 +105,17 @@ async def test_ctrl_o_opens_such_a_folder(tmp_path: Path) -> None:
         await settle(pilot)
         active = app.session.active_tokenizer()
         assert active is not None and active.name == "gpt2" and active.model.vocab_size == 50257
+
+
+def test_a_text_file_is_told_apart_from_a_tokenizer_from_its_start(tmp_path: Path) -> None:
+    import pickle
+
+    from core.errors import TextNotTokenizerError
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"Once upon a time there was a corpus.\n" * 3000 + b"\xff\xfe not UTF-8 past 64 KB\n")
+    with pytest.raises(TextNotTokenizerError, match="it looks like text: a corpus") as caught:
+        load_tokenizer(corpus)  # refused from its first lines, before the bad bytes far into it are read
+    assert caught.value.path == corpus
+    again = pickle.loads(pickle.dumps(caught.value))  # as from a worker process
+    assert isinstance(again, TextNotTokenizerError) and again.path == corpus and str(again) == str(caught.value)
