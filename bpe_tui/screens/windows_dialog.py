@@ -45,7 +45,7 @@ class WindowsDialog(ModalScreen[tuple[int, ...] | None]):
         with Vertical(id="windows-dialog"):
             yield Label("Context windows, in tokens", id="windows-title")
             yield Input(value=windows_text(self._windows), id="windows-input", select_on_focus=False)
-            yield Static(f"up to {MAX_WINDOWS} sizes, e.g. 128 1024 8k · Enter applies, Esc cancels", id="windows-hint")
+            yield Static(f"up to {MAX_WINDOWS} sizes, e.g. 128 1024 8k (k = 1,024) · Enter applies, Esc cancels", id="windows-hint")
             yield Static("", id="windows-error")
 
     @on(Input.Submitted)

@@ -86,15 +86,16 @@ _WINDOW = re.compile(r"(\d+(?:\.\d+)?)([kKmM]?)")
 
 
 def parse_windows(spec: str) -> tuple[int, ...]:
-    """Window sizes typed by a user: numbers separated by spaces or commas, ``k``/``m`` for thousands/millions.
+    """Window sizes typed by a user: numbers separated by spaces or commas; ``k`` is 1,024 and ``m`` 1,024²,
+    as context lengths are spoken of (an "8k context" holds 8,192 tokens).
 
     Sizes are kept in the order given, without repeats.
 
     Raises:
         SettingsError: for anything else, naming the part that is wrong.
 
-    >>> parse_windows("128, 1k 8192")
-    (128, 1000, 8192)
+    >>> parse_windows("128, 1k 8k")
+    (128, 1024, 8192)
     >>> parse_windows("1,024")  # a comma inside a number is a thousands separator, not a list
     (1024,)
     """
@@ -105,7 +106,7 @@ def parse_windows(spec: str) -> tuple[int, ...]:
         if match is None:
             raise SettingsError(f"context window {part!r} is not a number of tokens: type sizes like 128 1024 8k")
         number, unit = match.groups()
-        size = float(number) * {"": 1, "k": 1000, "m": 1_000_000}[unit.lower()]
+        size = float(number) * {"": 1, "k": 1024, "m": 1024 * 1024}[unit.lower()]
         if size != int(size) or not 1 <= size <= MAX_WINDOW:
             raise SettingsError(
                 f"context window {part!r} must be a whole number of tokens from 1 to {MAX_WINDOW:,}"

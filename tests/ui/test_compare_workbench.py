@@ -48,11 +48,11 @@ async def test_compare_runs_on_the_workbench_text_with_coverage_per_tokenizer() 
         for window in (128, 1024, 8192):
             assert str(table.get_cell(f"{window:,} tok: ch / B", "B")) == covered(ids, window)
         await pilot.press("w")
-        app.screen.query_one("#windows-input").value = "10 2k"
+        app.screen.query_one("#windows-input").value = "10 2k"  # 2k is 2,048 tokens
         await pilot.press("enter")
         await settle(pilot)
         assert str(table.get_cell("10 tok: ch / B", "B")) == covered(ids, 10)
-        assert str(table.get_cell("2,000 tok: ch / B", "B")) == covered(ids, 2000)
+        assert str(table.get_cell("2,048 tok: ch / B", "B")) == covered(ids, 2048)
         await pilot.press("s")  # the samples come after the workbench's text
         await settle(pilot)
         assert screen.sample == "english"

@@ -53,8 +53,8 @@ def test_gpt2_windows_cover_what_tiktoken_decodes(text: str) -> None:
 
 def test_parse_windows() -> None:
     assert parse_windows("128 1024 8192") == DEFAULT_WINDOWS
-    assert parse_windows("128,1024, 8k") == (128, 1024, 8000)
-    assert parse_windows("2,048 1.5k 1m 2048") == (2048, 1500, 1_000_000)
+    assert parse_windows("128,1024, 8k") == (128, 1024, 8192)  # k as in "an 8k context"
+    assert parse_windows("2,048 1.5k 1m 2048") == (2048, 1536, 1_048_576)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_parse_windows() -> None:
         ("", "no context window given"),
         ("128 lots", "'lots' is not a number of tokens"),
         ("0", "from 1 to 10,000,000"),
-        ("1.2345k 1", "'1.2345k' must be"),
+        ("1.001k 1", "'1.001k' must be"),
         ("20m", "'20m' must be"),
         ("1 2 3 4 5", "5 context windows given: at most 4"),
     ],
