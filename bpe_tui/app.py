@@ -29,14 +29,17 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from core.errors import BPEError
+from core.errors import BPEError, TextNotTokenizerError
+from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names, load_reference
 from core.model import BPEModel
 
 from bpe_tui.messages import SessionChanged, TrainingChanged
 from bpe_tui.panes import PANES, Pane
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
+from bpe_tui.recent_files import remember
 from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.help import HelpScreen
 from bpe_tui.screens.inspector import InspectorScreen
@@ -51,6 +54,9 @@ from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings
 
+
+REFERENCE_GROUP = "load-reference"
+"""Worker group of the start-up GPT-2 load, which joins the session without a notification or becoming active."""
 
 TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
@@ -82,6 +88,10 @@ class PaneCommands(Provider):
             for pane in PANES
         ]
         commands.append(("Open tokenizer file…", app.action_open_tokenizer, "Load a tokenizer in any format"))
+        for name, where in app.reference_tokenizers().items():
+            commands.append(
+                (f"Load reference tokenizer: {name}", partial(app.load_tokenizer_file, Path(name)), where)
+            )
         commands.append(("Show keys (help)", app.action_help, "Every key binding, by pane"))
         for index, loaded in enumerate(app.session.tokenizers):
             commands.append(
@@ -143,6 +153,7 @@ class BpeTuiApp(App[None]):
         train_on_start: bool = True,
         start_mode: str | None = None,
         theme: str | None = None,
+        reference_on_start: bool = False,
     ) -> None:
         """Build the app.
 
@@ -153,6 +164,8 @@ class BpeTuiApp(App[None]):
             train_on_start: train a small tokenizer on the samples at start-up unless files were given.
             start_mode: the pane to open on; by default the dashboard (start-up run) or the inspector.
             theme: a Textual theme name; tests pin one so snapshots do not depend on the default.
+            reference_on_start: load GPT-2 (bundled in the samples) at start-up without making it active,
+                so Compare shows the first trained tokenizer beside a known one.
         """
         super().__init__()
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
@@ -169,6 +182,7 @@ class BpeTuiApp(App[None]):
         self._tokenizer_paths = list(tokenizer_paths)
         self._train_on_start = train_on_start and not tokenizer_paths
         self._start_mode = start_mode
+        self._reference_on_start = reference_on_start
         if theme is not None:
             self.theme = theme
         self._panes: dict[str, Screen] = {}
@@ -194,7 +208,9 @@ class BpeTuiApp(App[None]):
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
         session = self.session
         builders: dict[type[Screen], Callable[[], Screen]] = {
-            CorpusScreen: lambda: CorpusScreen(session, corpus_root=self.services.corpus_root),
+            CorpusScreen: lambda: CorpusScreen(
+                session, corpus_root=self.services.corpus_root, recent_store=self.services.recent_store
+            ),
             DashboardScreen: lambda: DashboardScreen(self.training),
             StepperScreen: lambda: StepperScreen(session),
             BoundariesScreen: lambda: BoundariesScreen(session),
@@ -214,6 +230,10 @@ class BpeTuiApp(App[None]):
         await self.switch_mode(mode)
         for path in self._tokenizer_paths:
             self.load_tokenizer_file(path)
+        gpt2 = self._bundled_gpt2()
+        if self._reference_on_start and gpt2 is not None:
+            self.run_worker(partial(_load_tokenizer, gpt2), name=str(gpt2), group=REFERENCE_GROUP, thread=True,
+                            exit_on_error=False)
         if self._train_on_start:
             spec = self.startup_spec()
             if spec is None:
@@ -315,6 +335,14 @@ class BpeTuiApp(App[None]):
         if message.warning is not None:
             self.notify(message.warning, title="Markers trained as text", severity="warning", timeout=10, markup=False)
 
+    @on(BoundariesScreen.InspectRequested)
+    async def _inspect_requested(self, message: BoundariesScreen.InspectRequested) -> None:
+        """Enter on a token in the workbench: the Inspector, on that token's row and merge tree."""
+        await self.switch_mode("inspector")
+        inspector = self._panes.get("inspector")
+        if isinstance(inspector, InspectorScreen):
+            inspector.show_token(message.token_id)
+
     @on(DashboardScreen.StopRequested)
     def _stop_requested(self) -> None:
         self.runner.stop()
@@ -396,8 +424,23 @@ class BpeTuiApp(App[None]):
 
     # -- loading tokenizer files ------------------------------------------------------------------------
 
+    def _bundled_gpt2(self) -> Path | None:
+        folder = self.session.samples_dir
+        return folder / "gpt2" if folder is not None and (folder / "gpt2" / "vocab.json").is_file() else None
+
+    def reference_tokenizers(self) -> dict[str, str]:
+        """Known tokenizers loadable by name: the bundled GPT-2, and tiktoken's encodings already in its cache."""
+        found: dict[str, str] = {}
+        gpt2 = self._bundled_gpt2()
+        if gpt2 is not None:
+            found[str(gpt2)] = "GPT-2, bundled with bpe-tui"
+        for name in cached_reference_names():
+            found[name] = "from tiktoken's cache (never downloaded)"
+        return found
+
     def load_tokenizer_file(self, path: Path) -> Worker[LoadedTokenizer]:
-        """Load a tokenizer file in a thread; success adds it to the session, failure is a notification."""
+        """Load a tokenizer file (or a reference encoding by name) in a thread; success adds it to the session,
+        failure is a notification."""
         return self.run_worker(
             partial(_load_tokenizer, Path(path)),
             name=str(path),
@@ -409,6 +452,11 @@ class BpeTuiApp(App[None]):
     @on(Worker.StateChanged)
     def _tokenizer_loaded(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group == REFERENCE_GROUP:
+            # The start-up GPT-2 joins quietly: it must not take the place of the tokenizer being trained.
+            if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
+                self.session.add_tokenizer(worker.result, activate=False)
+            return
         if worker.group != "load":
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
@@ -416,16 +464,38 @@ class BpeTuiApp(App[None]):
             self.notify(f"Loaded {worker.result.name}", title="Tokenizer", markup=False)
         elif event.state == WorkerState.ERROR:
             error = worker.error
+            if isinstance(error, TextNotTokenizerError):
+                self._offer_as_corpus(Path(str(error.path)))
+                return
             message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
             self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
+
+    def _offer_as_corpus(self, path: Path) -> None:
+        """ctrl+o was given a text file: say it looks like a corpus, and make it the corpus if the user agrees.
+
+        A dialog, not a toast, because it asks; it opens only as the answer to the user's own ctrl+o.
+        """
+
+        def chosen(use: bool | None) -> None:
+            if not use:
+                return
+            corpus = path.expanduser().absolute()
+            remember(self.services.recent_store, corpus)
+            self.session.set_corpus(corpus)
+            self.switch_mode("corpus")
+            self.notify(f"Corpus: {corpus}", markup=False)
+
+        self.push_screen(CorpusOfferDialog(path), chosen)
 
     def action_open_tokenizer(self) -> None:
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.load_tokenizer_file(path)
 
+        names = cached_reference_names()
+        title = "Open a tokenizer file (any format)" + (f", or {' / '.join(names)} by name" if names else "")
         self.push_screen(
-            PathDialog("Open a tokenizer file (any format)", str(self.services.corpus_root) + "/", "Open"), chosen
+            PathDialog(title, str(self.services.corpus_root) + "/", "Open", names=names), chosen
         )
 
     # -- help -------------------------------------------------------------------------------------------------
@@ -436,9 +506,15 @@ class BpeTuiApp(App[None]):
 
 
 def _load_tokenizer(path: Path) -> LoadedTokenizer:
-    """Read and build a tokenizer (in a worker thread); raises ``BPEError`` with a one-line reason."""
+    """Read and build a tokenizer (in a worker thread); raises ``BPEError`` with a one-line reason.
+
+    A path that does not exist but is the name of a reference encoding (``cl100k_base``) is read from
+    tiktoken's cache.
+    """
     from core.formats import load_tokenizer
 
+    if str(path) in REFERENCE_ENCODINGS and not path.exists():
+        return LoadedTokenizer.from_model(load_reference(str(path)), name=str(path))
     model = load_tokenizer(path)
     # The file's own name tells loaded tokenizers apart better than the name stored inside it.
     return LoadedTokenizer.from_model(model, name=path.stem or model.name, source=path)

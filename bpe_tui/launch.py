@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.formats.tiktoken_cache import REFERENCE_ENCODINGS
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
@@ -31,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open the app. Tokenizer files (any supported format) are loaded; other files are "
         "offered as corpora. With no paths, a small tokenizer is trained on the bundled samples.",
     )
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="tokenizer files and/or corpus files")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="tokenizer files and/or corpus files; cl100k_base or o200k_base loads that encoding from tiktoken's cache",
+    )
     parser.add_argument("--theme", default=None, help="a Textual theme name (e.g. textual-dark)")
     parser.add_argument("--no-train", action="store_true", help="do not train the sample tokenizer at start-up")
     return parser
@@ -67,6 +71,9 @@ def sort_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     tokenizers: list[Path] = []
     corpora: list[Path] = []
     for path in paths:
+        if str(path) in REFERENCE_ENCODINGS and not os.path.lexists(path):
+            tokenizers.append(path)  # a reference encoding by name, read from tiktoken's cache when it loads
+            continue
         try:
             os.stat(path)
         except OSError as error:  # missing, or a path too long, through a file, round a symlink loop
@@ -112,6 +119,7 @@ def launch_app(argv: list[str]) -> int:
         tokenizer_paths=tokenizers,
         train_on_start=not args.no_train,
         start_mode=start_mode,
+        reference_on_start=not tokenizers,
     )
     if args.theme is not None:
         if args.theme not in app.available_themes:

@@ -16,7 +16,7 @@ class SessionChanged(Message, bubble=False):
     """
 
     reason: str
-    """``"added"``, ``"replaced"``, ``"active"`` or ``"corpus"``."""
+    """``"added"``, ``"replaced"``, ``"active"``, ``"corpus"``, ``"workbench"`` or ``"windows"``."""
 
 
 class TrainingChanged(Message, bubble=False):

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from core.train.memory import RSSProbe
 
+from bpe_tui.recent_files import recent_file
 from bpe_tui.training_process import TrainingProcess, TrainingSource, TrainingSpec
 
 
@@ -39,6 +40,7 @@ class Services:
         source_factory: starts a training run for a spec; tests pass a recorded run instead.
         corpus_root: where the corpus pane's directory tree starts (the working directory by default).
         post_interval: seconds between the training worker's UI updates.
+        recent_store: the JSON file of recent corpus files (under ``$XDG_CONFIG_HOME``; tests use a temporary one).
     """
 
     clock: Callable[[], float] = time.monotonic
@@ -46,3 +48,4 @@ class Services:
     source_factory: SourceFactory = TrainingProcess
     corpus_root: Path = field(default_factory=Path.cwd)
     post_interval: float = 0.1
+    recent_store: Path = field(default_factory=recent_file)

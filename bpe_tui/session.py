@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.analysis.coverage import DEFAULT_WINDOWS
 from core.model import BPEModel
 
 if TYPE_CHECKING:
@@ -73,18 +74,22 @@ class Session:
         active: index into ``tokenizers`` of the current tokenizer, ``None`` when there is none.
         corpus_path: the corpus file chosen in the corpus pane, ``None`` before one is chosen.
         samples_dir: the bundled samples folder, ``None`` if it could not be found.
+        workbench_text: the text in the boundaries pane's workbench, which Compare can run on too.
+        context_windows: the window sizes, in tokens, whose coverage the workbench and Compare show.
     """
 
     tokenizers: list[LoadedTokenizer] = field(default_factory=list)
     active: int | None = None
     corpus_path: Path | None = None
     samples_dir: Path | None = None
+    workbench_text: str = ""
+    context_windows: tuple[int, ...] = DEFAULT_WINDOWS
     _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
     _sample_cache: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(reason)`` after every change; reasons are ``"added"``, ``"active"``, ``"corpus"``,
-        ``"replaced"``."""
+        ``"replaced"``, ``"workbench"``, ``"windows"``."""
         self._listeners.append(listener)
 
     def _changed(self, reason: str) -> None:
@@ -128,6 +133,18 @@ class Session:
         if path != self.corpus_path:
             self.corpus_path = path
             self._changed("corpus")
+
+    def set_workbench_text(self, text: str) -> None:
+        """Remember the workbench's text (once typing settles), so Compare can run on the same text."""
+        if text != self.workbench_text:
+            self.workbench_text = text
+            self._changed("workbench")
+
+    def set_context_windows(self, windows: tuple[int, ...]) -> None:
+        """Change the context window sizes (from ``core.analysis.coverage.parse_windows``) every pane shows."""
+        if windows != self.context_windows:
+            self.context_windows = tuple(windows)
+            self._changed("windows")
 
     def sample_path(self, name: str) -> Path | None:
         """Path of the bundled sample ``name`` (``"english"``...), ``None`` if it is missing."""

@@ -19,6 +19,34 @@ from core.encode.tokenizer import Tokenizer
 CANDIDATES = 20
 """How many candidate pairs each step shows."""
 
+Candidate = tuple[bytes, bytes, int]
+"""A pair that could be merged next: ``(left, right, count)``."""
+
+
+def tie_reason(winner: Candidate, runner_up: Candidate) -> str:
+    """Why ``winner`` went before ``runner_up`` at an equal count: the CS336 rule and the byte strings that decided.
+
+    Equal counts go to the lexicographically greater pair, compared as ``(left, right)`` byte strings:
+    the lefts first, the rights only when the lefts are equal.
+
+    >>> tie_reason((b"lo", b"w", 4), (b"l", b"ow", 4))
+    "equal counts: the greater pair wins; left b'lo' > b'l'"
+    >>> tie_reason((b"a", b"z", 2), (b"a", b"b", 2))
+    "equal counts: the greater pair wins; same left b'a', right b'z' > b'b'"
+    """
+    return f"equal counts: the greater pair wins; {tie_decider(winner, runner_up)}"
+
+
+def tie_decider(winner: Candidate, runner_up: Candidate) -> str:
+    """The byte strings that decided a tie (see :func:`tie_reason`).
+
+    >>> tie_decider((b"we", b"s", 1), (b"s", b"t", 1))
+    "left b'we' > b's'"
+    """
+    if winner[0] != runner_up[0]:
+        return f"left {winner[0]!r} > {runner_up[0]!r}"
+    return f"same left {winner[0]!r}, right {winner[1]!r} > {runner_up[1]!r}"
+
 
 @dataclass(frozen=True)
 class StepMerge:
@@ -48,17 +76,20 @@ class Step:
         k: merges applied (0 = bytes only).
         total: merges available, ``None`` while a live run has not reached its end yet.
         merge: the last merge applied (rank ``k - 1``), ``None`` at step 0.
-        candidates: live runs: the best pairs for the next merge as (left, right, count).
+        candidates: live runs: the best pairs for the next merge as (left, right, count), the winner first.
         nearby: replays: the merges around ``k`` with their recorded counts.
         model: the tokenizer at step k as data (its first ``k`` merges).
+        runner_up: live runs: the pair that came second when ``merge`` was made (``None`` at step 0, in
+            replays, or when no other pair was left).
     """
 
     k: int
     total: int | None
     merge: StepMerge | None
-    candidates: tuple[tuple[bytes, bytes, int], ...]
+    candidates: tuple[Candidate, ...]
     nearby: tuple[StepMerge, ...]
     model: BPEModel
+    runner_up: Candidate | None = None
 
     def tokenizer(self) -> Tokenizer:
         return Tokenizer.from_model(self.model)
@@ -72,8 +103,8 @@ class LiveSteps:
     retrains a fresh run up to it: these corpora are small enough for that to take a fraction of a second.
 
     >>> steps = LiveSteps("low low low lower lower newest", max_merges=10)
-    >>> steps.step(2).merge.token, steps.step(2).candidates[0]
-    (b'low', (b' ', b'low', 4))
+    >>> steps.step(2).merge.token, steps.step(2).candidates[0], steps.step(2).runner_up
+    (b'low', (b' ', b'low', 4), (b' ', b'l', 4))
     >>> steps.step(0).candidates[0][:2], steps.step(99).k, steps.total
     ((b'o', b'w'), 10, 10)
     >>> LiveSteps("low low low lower lower newest", max_merges=50).measure_total()
@@ -105,15 +136,23 @@ class LiveSteps:
         """Number of merges the run makes, once known (see ``measure_total``)."""
         return self._total
 
+    @property
+    def max_merges(self) -> int:
+        """The most merges this run is allowed to make (it stops earlier when no pair is left)."""
+        return self._max_merges
+
     def measure_total(self) -> int:
         """Find how many merges the run makes by training a throwaway copy to the end (no candidates, fast)."""
+        with self._lock:
+            return self._measure_total()
+
+    def _measure_total(self) -> int:
         from core.train.run import TrainingRun
 
-        with self._lock:
-            if self._total is None:
-                run = TrainingRun.from_text(self.text, self._vocab_size, self._special_tokens, workers=1)
-                self._total = sum(1 for event in run.events() if isinstance(event, MergeMade))
-            return self._total
+        if self._total is None:
+            run = TrainingRun.from_text(self.text, self._vocab_size, self._special_tokens, workers=1)
+            self._total = sum(1 for event in run.events() if isinstance(event, MergeMade))
+        return self._total
 
     def _pump_to(self, k: int) -> None:
         """Bring the current run to step ``k`` (or its end), restarting it if it is already past ``k``."""
@@ -137,11 +176,14 @@ class LiveSteps:
     def step(self, k: int) -> Step:
         """The state after ``k`` merges (clamped to the merges the run can make)."""
         with self._lock:
-            k = max(0, k if self._total is None else min(k, self._total))
-            if k not in self._candidates:
-                self._pump_to(k)
-                k = min(k, self._at)
-                self._candidates.setdefault(k, tuple(self._run.top_pairs(CANDIDATES)))
+            k = max(0, min(k, self._measure_total()))
+            # The candidates before the last merge name its runner-up; taken first, so stepping forward
+            # never restarts the run.
+            for at in (k - 1, k):
+                if at >= 0 and at not in self._candidates:
+                    self._pump_to(at)
+                    self._candidates[at] = tuple(self._run.top_pairs(CANDIDATES))
+            before = self._candidates[k - 1] if k else ()
             merges = self._merges[:k]
             vocab = dict(self._base.vocab)
             for offset, merge in enumerate(merges):
@@ -160,6 +202,7 @@ class LiveSteps:
                 candidates=self._candidates[k],
                 nearby=(),
                 model=model,
+                runner_up=before[1] if len(before) > 1 else None,
             )
 
 

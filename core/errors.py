@@ -19,5 +19,21 @@ class TokenizerFileError(BPEError):
     """A tokenizer file is corrupt, truncated, of the wrong type, or inconsistent."""
 
 
+class TextNotTokenizerError(TokenizerFileError):
+    """A file given as a tokenizer is plain text in no tokenizer format: most likely a corpus.
+
+    Attributes:
+        path: the file, so the app can offer to use it as the corpus instead.
+    """
+
+    def __init__(self, message: str, path: object) -> None:
+        super().__init__(message)
+        self.path = path
+
+    def __reduce__(self) -> tuple[type, tuple[str, object]]:
+        # Rebuilt with its path when it crosses a process boundary (pickle passes only ``args`` by default).
+        return type(self), (str(self), self.path)
+
+
 class TrainingCancelled(Exception):
     """Raised inside a training run when it was cancelled; callers treat it as a normal stop."""

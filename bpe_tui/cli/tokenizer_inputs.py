@@ -1,7 +1,7 @@
 """Which files loading a tokenizer reads, so that no command writes its output over one of them.
 
-A tokenizer argument can be a file, or a folder that stands for the ``tokenizer.json`` or ``vocab.json``
-in it, and a GPT-2 ``vocab.json`` brings its ``merges.txt`` along (and the other way round), found beside
+A tokenizer argument can be a file, or a folder that stands for the tokenizer in it (``tokenizer.json``, a
+``*vocab*.json`` + ``*merges*.txt`` pair, a rank file), and a GPT-2 ``vocab.json`` brings its ``merges.txt`` along (and the other way round), found beside
 it as :func:`core.formats.load_tokenizer` finds it. When unsure, a file is counted as an input: refusing
 an output name costs a rename, overwriting an input costs the input.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 from bpe_tui.cli.outputs import Outputs
 from core.errors import BPEError
 from core.formats import detect_format
+from core.formats.folders import folder_candidates
 from core.formats.gpt2 import merges_path_for, vocab_path_for
 
 
@@ -26,6 +27,8 @@ def tokenizer_files(path: Path, merges: str | None = None) -> list[tuple[Path, s
     files: list[tuple[Path, str]] = []
     if path.is_dir():
         files += [(path / name, "part of the tokenizer") for name in ("tokenizer.json", "vocab.json", "merges.txt")]
+        for file, merges in folder_candidates(path):  # gpt2_vocab.json + gpt2_merges.txt and the like
+            files += [(part, "part of the tokenizer") for part in (file, merges) if part is not None]
     else:
         files.append((path, "the tokenizer"))
         partners = [merges_path_for(path), path.parent / "merges.txt", vocab_path_for(path), path.parent / "vocab.json"]

@@ -1,4 +1,5 @@
-"""Pane 4, token boundaries: a sample or typed text as coloured tokens, token details, English vs Japanese.
+"""Pane 4, the text workbench: a text typed or pasted (or a sample) as coloured tokens, live counts, context
+coverage, token details, English vs Japanese; ids or tokens to the clipboard, a token to the Inspector.
 
 Encoding runs in thread workers that only post messages; handlers on the UI thread update widgets.
 Each result carries the tokenizer and text it was made for, so a late result for a previous tokenizer
@@ -7,10 +8,11 @@ or an older keystroke is dropped instead of overwriting a newer one.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -19,16 +21,19 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import token_body
+from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.text import display_part, hex_bytes
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.widgets.coverage import coverage_line
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from core.analysis.compare import TextStats, text_stats
+from core.analysis.coverage import Coverage, context_coverage
 
 if TYPE_CHECKING:
     from core.encode.spans import TokenSpan
@@ -42,7 +47,7 @@ RECENT_TEXTS = 8
 """Tokenizations kept, so cycling through the samples does not encode them again."""
 
 TYPED = "typed"
-TYPING_HINT = "type text to tokenize (/ to focus, esc to leave)"
+TYPING_HINT = "type or paste text to tokenize: / to start, esc to leave (e: start from the sample shown)"
 SIDE_BY_SIDE = ("english", "japanese")
 TYPING_DELAY = 0.2
 """Seconds of quiet after a keystroke before the typed text is encoded again."""
@@ -51,6 +56,32 @@ TYPING_DELAY = 0.2
 def shown(text: str) -> str:
     """The part of ``text`` the pane draws (see ``DISPLAY_CHARS``)."""
     return display_part(text, DISPLAY_CHARS)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The whole workbench text measured with one tokenizer (the view draws only its first part)."""
+
+    stats: TextStats
+    coverage: list[Coverage]
+    ids: tuple[int, ...]
+    """Every token id of the text, what ``c`` copies."""
+
+
+def measure_text(loaded: LoadedTokenizer, text: str, windows: tuple[int, ...]) -> Measured:
+    """Counts, context coverage and ids of the whole of ``text`` (in a worker: a big paste takes a while)."""
+    ids = loaded.tokenizer.encode(text)
+    lengths = [len(token) for token in loaded.tokenizer.decode_tokens_bytes(ids)]
+    return Measured(text_stats(text, ids), context_coverage(text, lengths, windows), tuple(ids))
+
+
+def tokens_json(tokens: list[bytes]) -> str:
+    """Tokens as a JSON list of strings, what ``C`` copies; bytes that are not whole UTF-8 become ``\\xNN``.
+
+    >>> print(tokens_json([b"Hi", b" \\xe6\\x97", b"\\xa5"]))
+    ["Hi", " \\\\xe6\\\\x97", "\\\\xa5"]
+    """
+    return json.dumps([token.decode("utf-8", errors="backslashreplace") for token in tokens], ensure_ascii=False)
 
 
 def detail_line(index: int, total: int, span: TokenSpan) -> Content:
@@ -71,16 +102,17 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
 
 
 class BoundariesScreen(Screen):
-    """Shows how the active tokenizer cuts a text: boundaries, ids on demand, split characters, EN vs JA."""
+    """The text workbench: how the active tokenizer cuts a text, with live counts, coverage and token details."""
 
     AUTO_FOCUS = "#boundaries-tokens"
-    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the input."""
+    """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the text."""
 
     DEFAULT_CSS = """
     BoundariesScreen {
         layout: vertical;
         #boundaries-header { height: 1; padding: 0 1; background: $panel; }
-        #boundaries-input { margin: 0 1; }
+        #boundaries-input { height: 5; max-height: 40%; margin: 0 1; border: round $primary-muted; }
+        #boundaries-input:focus { height: 12; border: round $primary; }
         #boundaries-views { height: 1fr; width: 100%; }
         TokenView { height: 1fr; width: 1fr; border: round $primary-muted; }
         TokenView:focus { border: round $primary; }
@@ -88,6 +120,7 @@ class BoundariesScreen(Screen):
         &.-side-by-side #boundaries-tokens { display: none; }
         &.-side-by-side #boundaries-en-tokens, &.-side-by-side #boundaries-ja-tokens { display: block; }
         #token-detail { height: 1; padding: 0 1; }
+        #boundaries-coverage { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
         #boundaries-stats { margin: 0 1; max-height: 5; }
     }
     """
@@ -97,18 +130,24 @@ class BoundariesScreen(Screen):
         # A priority binding, so "/" is acted on as it arrives and the keys typed after it reach the
         # field; while the field has focus, check_action lets "/" through to it as text.
         Binding("slash", "type_text", "Type", priority=True),
+        Binding("e", "edit_sample", "Edit sample", tooltip="Copy the sample shown into the text, to edit it"),
         Binding("i", "toggle_ids", "Ids"),
         Binding("v", "toggle_side_by_side", "EN|JA"),
+        Binding("enter", "inspect_token", "Inspect", tooltip="The token under the cursor in the Inspector"),
+        Binding("c", "copy_ids", "Copy ids"),
+        Binding("C", "copy_tokens", "Copy tokens", show=False),
+        Binding("w", "edit_windows", "Windows", tooltip="Context window sizes for the coverage line"),
         Binding("escape", "back_to_tokens", "Tokens", show=False),
     ]
 
     @dataclass
     class TextEncoded(Message, bubble=False):
-        """A text was tokenized for the view it is shown in."""
+        """A text was tokenized for the view it is shown in (and, for the main view, measured whole)."""
 
-        key: tuple[int, str, str]
-        """(tokenizer id, view, text) it was made for."""
+        key: tuple[int, str, str, tuple[int, ...]]
+        """(tokenizer id, view, text, context windows) it was made for."""
         spans: list[TokenSpan]
+        measured: Measured | None = None
 
     @dataclass
     class SamplesMeasured(Message, bubble=False):
@@ -123,8 +162,14 @@ class BoundariesScreen(Screen):
 
         reason: str
 
+    @dataclass
+    class InspectRequested(Message):
+        """The user asked to see a token in the Inspector (the app switches pane and shows it there)."""
+
+        token_id: int
+
     source: reactive[str] = reactive("english")
-    """The sample shown in the main view, or ``"typed"`` for the text in the input."""
+    """The sample shown in the main view, or ``"typed"`` for the text in the workbench."""
 
     side_by_side: reactive[bool] = reactive(False)
     """Show the English and Japanese samples next to each other instead of the main view."""
@@ -135,33 +180,45 @@ class BoundariesScreen(Screen):
         self._loaded: LoadedTokenizer | None = None
         self._typing_timer: Timer | None = None
         self._last_sample = "english"
-        self._wanted: dict[str, tuple[int, str, str]] = {}
-        self._recent: dict[tuple[int, str, str], list[TokenSpan]] = {}
+        self._wanted: dict[str, tuple[int, str, str, tuple[int, ...]]] = {}
+        self._recent: dict[tuple[int, str, str, tuple[int, ...]], tuple[list[TokenSpan], Measured | None]] = {}
+        self._measured: Measured | None = None
+        """The main text's measurement on screen, ``None`` while it is being made."""
+        self._sample_stats: dict[str, TextStats] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="boundaries-header", markup=False)
-        yield Input(placeholder=TYPING_HINT, id="boundaries-input", compact=True)
+        area = TextArea(id="boundaries-input", tab_behavior="indent", placeholder=TYPING_HINT, soft_wrap=True)
+        area.indent_type = "tabs"  # tab types a tab, as in the code it is meant to test
+        yield area
         with Horizontal(id="boundaries-views"):
             yield TokenView(id="boundaries-tokens")
             yield TokenView(id="boundaries-en-tokens")
             yield TokenView(id="boundaries-ja-tokens")
         yield Static(id="token-detail", markup=False)
+        yield Static(id="boundaries-coverage", markup=False)
         yield TextStatsTable(id="boundaries-stats")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#boundaries-en-tokens").border_title = "english"
         self.query_one("#boundaries-ja-tokens").border_title = "japanese"
+        area = self.query_one("#boundaries-input", TextArea)
+        area.border_title = "text"
+        area.border_subtitle = "/ edit · esc done"
         self._sync_tokenizer(force=True)
 
     def on_session_changed(self, message: SessionChanged) -> None:
-        self._sync_tokenizer()
+        self._sync_tokenizer(force=message.reason == "windows")
 
     # -- state -----------------------------------------------------------------------------------------
 
     def _samples(self) -> dict[str, str]:
         return self._session.sample_texts()
+
+    def _area(self) -> TextArea:
+        return self.query_one("#boundaries-input", TextArea)
 
     def _sync_tokenizer(self, force: bool = False) -> None:
         """Re-encode everything if the active tokenizer is not the one on screen."""
@@ -171,6 +228,8 @@ class BoundariesScreen(Screen):
         self._loaded = loaded
         self._wanted.clear()
         self._recent.clear()
+        self._measured = None
+        self._sample_stats = {}
         self._update_header()
         if loaded is None:
             for view in self.query(TokenView):
@@ -178,9 +237,10 @@ class BoundariesScreen(Screen):
             self.query_one("#token-detail", Static).update(
                 Content.styled("No tokenizer yet: train one in the corpus pane or open a file.", "dim")
             )
+            self.query_one("#boundaries-coverage", Static).update("")
             self.query_one(TextStatsTable).show([])
             return
-        self.query_one(TextStatsTable).show([(name, None) for name in SIDE_BY_SIDE])
+        self._show_stats()
         self._encode_main()
         samples = self._samples()
         for view, name in zip(("en", "ja"), SIDE_BY_SIDE):
@@ -190,19 +250,36 @@ class BoundariesScreen(Screen):
     def _update_header(self) -> None:
         loaded = self._loaded
         name = loaded.name if loaded is not None else "no tokenizer"
-        where = "typed text" if self.source == TYPED else f"{self.source} sample"
-        if self.source != TYPED and len(self._samples().get(self.source, "")) > DISPLAY_CHARS:
-            where += f" (first {len(shown(self._samples()[self.source])):,} characters)"
+        text = self._main_text()
+        where = "your text" if self.source == TYPED else f"{self.source} sample"
+        if len(text) > DISPLAY_CHARS:
+            where += f" (first {len(shown(text)):,} characters drawn)"
         if self.side_by_side:
             where = "english | japanese samples"
         self.query_one("#boundaries-header", Static).update(
-            Content.assemble(("boundaries", "bold"), "  ", (name, "$accent"), "  ·  ", where)
+            Content.assemble(("workbench", "bold"), "  ", (name, "$accent"), "  ·  ", where)
         )
 
+    def _main_label(self) -> str:
+        return "your text" if self.source == TYPED else self.source
+
+    def _show_stats(self) -> None:
+        """The stats table: the main text first (live), then the English and Japanese samples."""
+        measured = self._measured
+        rows: list[tuple[str, TextStats | None]] = [(self._main_label(), measured.stats if measured else None)]
+        rows += [(name, self._sample_stats.get(name)) for name in SIDE_BY_SIDE if name != self.source]
+        self.query_one(TextStatsTable).show(rows)
+        coverage = self.query_one("#boundaries-coverage", Static)
+        if measured is None:
+            coverage.update(Content.styled("context windows: measuring…", "dim"))
+        else:
+            coverage.update(coverage_line(measured.coverage))
+
     def _main_text(self) -> str:
+        """The whole text of the main view: the workbench's, or the sample shown."""
         if self.source == TYPED:
-            return shown(self.query_one("#boundaries-input", Input).value)
-        return shown(self._samples().get(self.source, ""))
+            return self._area().text
+        return self._samples().get(self.source, "")
 
     def _encode_main(self) -> None:
         self._request("main", self._main_text())
@@ -211,27 +288,32 @@ class BoundariesScreen(Screen):
         """Encode ``text`` for ``view`` ("main", "en", "ja") in a worker, unless it is already shown."""
         if self._loaded is None:
             return
-        key = (id(self._loaded), view, text)
+        key = (id(self._loaded), view, text, self._session.context_windows)
         if self._wanted.get(view) == key:
             return
         self._wanted[view] = key
         cached = self._recent.get(key)
         if cached is not None:
-            self._view(view).set_tokens(cached)
+            self._display(view, *cached)
         else:
+            if view == "main":
+                self._measured = None
+                self._show_stats()
             self._encode(self._loaded, key)
 
     # -- workers ---------------------------------------------------------------------------------------
 
     @work(thread=True, exit_on_error=False, group="boundaries-encode")
-    def _encode(self, loaded: LoadedTokenizer, key: tuple[int, str, str]) -> None:
+    def _encode(self, loaded: LoadedTokenizer, key: tuple[int, str, str, tuple[int, ...]]) -> None:
+        view, text, windows = key[1], key[2], key[3]
         try:
-            spans = loaded.tokenizer.encode_with_spans(key[2])
+            spans = loaded.tokenizer.encode_with_spans(shown(text))
+            measured = measure_text(loaded, text, windows) if view == "main" else None
         except Exception as error:  # noqa: BLE001 - any failure becomes a notification, not a traceback
             self.post_message(self.EncodingFailed(f"could not tokenize the text: {error}"))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.TextEncoded(key, spans))
+            self.post_message(self.TextEncoded(key, spans, measured))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="boundaries-samples")
     def _measure_samples(self, loaded: LoadedTokenizer) -> None:
@@ -255,16 +337,23 @@ class BoundariesScreen(Screen):
         view = message.key[1]
         if self._wanted.get(view) != message.key:
             return  # a newer request for this view is on its way
-        self._recent[message.key] = message.spans
+        self._recent[message.key] = (message.spans, message.measured)
         while len(self._recent) > RECENT_TEXTS:
             del self._recent[next(iter(self._recent))]
-        self._view(view).set_tokens(message.spans)
+        self._display(view, message.spans, message.measured)
+
+    def _display(self, view: str, spans: list[TokenSpan], measured: Measured | None) -> None:
+        self._view(view).set_tokens(spans)
+        if view == "main":
+            self._measured = measured
+            self._show_stats()
 
     @on(SamplesMeasured)
     def _show_measured(self, message: SamplesMeasured) -> None:
         if self._loaded is None or message.tokenizer_key != id(self._loaded):
             return
-        self.query_one(TextStatsTable).show([(name, message.stats.get(name)) for name in SIDE_BY_SIDE])
+        self._sample_stats = message.stats
+        self._show_stats()
 
     @on(EncodingFailed)
     def _show_failure(self, message: EncodingFailed) -> None:
@@ -290,7 +379,10 @@ class BoundariesScreen(Screen):
     # -- actions ---------------------------------------------------------------------------------------
 
     def action_next_sample(self) -> None:
+        """Cycle the main view through the samples and, when there is one, the workbench's own text."""
         names = list(self._samples())
+        if self._area().text:
+            names.append(TYPED)
         if not names:
             self.notify("No bundled samples were found.", severity="warning")
             return
@@ -305,6 +397,7 @@ class BoundariesScreen(Screen):
         if self.is_mounted:
             self._update_header()
             self._encode_main()
+            self._show_stats()
 
     def watch_side_by_side(self, side_by_side: bool) -> None:
         self.set_class(side_by_side, "-side-by-side")
@@ -313,15 +406,28 @@ class BoundariesScreen(Screen):
             self._view("en" if side_by_side else "main").focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "type_text" and isinstance(self.focused, Input):
-            return None  # typing "/" in the field
+        if action == "type_text" and isinstance(self.focused, TextArea):
+            return None  # typing "/" in the text
         return True
 
     def action_type_text(self) -> None:
         self.side_by_side = False
         # Focused now, not with focus(), which waits its turn behind keys already queued: typed quickly
         # after "/" (or while the pane was busy), the first letters went to the token view and were lost.
-        self.set_focus(self.query_one("#boundaries-input", Input))
+        self.set_focus(self._area())
+
+    def action_edit_sample(self) -> None:
+        """Put the sample shown into the workbench, as a starting point to edit (the text there is replaced)."""
+        text = self._samples().get(self._last_sample if self.source == TYPED else self.source)
+        if text is None:
+            self.notify("No bundled samples were found.", severity="warning")
+            return
+        area = self._area()
+        area.load_text(text)
+        area.move_cursor((0, 0))
+        self.side_by_side = False
+        self._typing_settled()
+        self.set_focus(area)
 
     def action_back_to_tokens(self) -> None:
         self._view("en" if self.side_by_side else "main").focus()
@@ -333,21 +439,64 @@ class BoundariesScreen(Screen):
     def action_toggle_side_by_side(self) -> None:
         self.side_by_side = not self.side_by_side
 
-    @on(Input.Changed, "#boundaries-input")
-    def _typed(self, event: Input.Changed) -> None:
+    def action_inspect_token(self) -> None:
+        """Show the token under the cursor in the Inspector: its row and its merge tree."""
+        view = self._visible_view()
+        if view.cursor is None or not view.tokens:
+            return
+        span = cast("TokenSpan", view.tokens[view.cursor])
+        self.post_message(self.InspectRequested(span.id))
+
+    def action_copy_ids(self) -> None:
+        """Copy the ids of the whole main text (not only the part drawn), space-separated."""
+        measured = self._ready_measurement()
+        if measured is not None:
+            self.app.copy_to_clipboard(" ".join(map(str, measured.ids)))
+            self.notify(f"Copied {len(measured.ids):,} ids of {self._main_label()}.", markup=False)
+
+    def action_copy_tokens(self) -> None:
+        """Copy the tokens of the whole main text as a JSON list of strings."""
+        measured = self._ready_measurement()
+        if measured is not None and self._loaded is not None:
+            tokens = self._loaded.tokenizer.decode_tokens_bytes(measured.ids)
+            self.app.copy_to_clipboard(tokens_json(tokens))
+            self.notify(f"Copied {len(tokens):,} tokens of {self._main_label()} (a JSON list).", markup=False)
+
+    def _ready_measurement(self) -> Measured | None:
+        if self._loaded is None:
+            self.notify("No tokenizer yet: nothing to copy.", severity="warning")
+            return None
+        if self._measured is None:
+            self.notify("Still tokenizing the text; try again in a moment.", severity="warning")
+        return self._measured
+
+    def action_edit_windows(self) -> None:
+        def chosen(windows: tuple[int, ...] | None) -> None:
+            if windows is not None:
+                self._session.set_context_windows(windows)
+
+        self.app.push_screen(WindowsDialog(self._session.context_windows), chosen)
+
+    @on(TextArea.Changed, "#boundaries-input")
+    def _typed(self, event: TextArea.Changed) -> None:
         if self._typing_timer is not None:
             self._typing_timer.stop()
         self._typing_timer = self.set_timer(TYPING_DELAY, self._typing_settled)
 
+    @on(events.DescendantBlur, "#boundaries-input")
+    def _left_text(self) -> None:
+        """Leaving the text (esc, tab, a click) shows it at once rather than after the typing delay."""
+        if self._typing_timer is not None:
+            self._typing_timer.stop()
+            self._typing_timer = None
+        self._typing_settled()
+
     def _typing_settled(self) -> None:
-        typed = self.query_one("#boundaries-input", Input).value
+        typed = self._area().text
+        self._session.set_workbench_text(typed)
         target = TYPED if typed else self._last_sample
         if target != self.source:
             self.source = target  # the watcher encodes
         else:
+            self._update_header()
             self._encode_main()
-
-    @on(Input.Submitted, "#boundaries-input")
-    def _submitted(self) -> None:
-        self._typing_settled()
-        self.action_back_to_tokens()

@@ -1,5 +1,6 @@
-"""Pane 6, compare: two to four tokenizers on one text, aligned rows, per-script counts and vocabulary overlap;
-``d`` switches the rows for the Diff view, the structural diff of A and B (where their merges part, and why).
+"""Pane 6, compare: two to four tokenizers on one text (a sample or the workbench's), aligned rows, per-script
+counts, context coverage and vocabulary overlap; ``d`` switches the rows for the Diff view, the structural
+diff of A and B (where their merges part, and why).
 
 All encoding and set arithmetic runs in one thread worker per comparison, which posts a single
 ``Compared`` message; the handler only hands the results to widgets.
@@ -22,16 +23,21 @@ from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.text import display_part, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.diff_view import DiffView
 from core.analysis.diff import StructuralDiff, structural_diff
+from bpe_tui.widgets.coverage import coverage_cell
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
+from core.analysis.coverage import context_coverage
 
 MAX_TOKENIZERS = len(LETTERS)
 DEFAULT_SAMPLE = "mixed"
+WORKBENCH = "workbench"
+"""The text choice that stands for the workbench's text (pane 4) rather than a bundled sample."""
 COMPARE_CHARS = 3000
 """Longest text compared; the aligned rows of a whole 50 KB sample would be thousands of lines."""
 
@@ -48,8 +54,28 @@ class Comparison:
     """A against B, with how they split the compared text."""
 
 
-def compare_texts(chosen: list[LoadedTokenizer], text: str) -> Comparison:
-    """Tokenize ``text`` with each tokenizer and work out the pane's rows and overlaps (worker thread)."""
+def coverage_rows(chosen: list[LoadedTokenizer], whole: str, windows: tuple[int, ...]) -> list[tuple[str, list[str]]]:
+    """One row a window: the characters / bytes of ``whole`` the first window covers under each tokenizer."""
+    per_tokenizer = []
+    for loaded in chosen:
+        ids = loaded.tokenizer.encode(whole)
+        lengths = [len(token) for token in loaded.tokenizer.decode_tokens_bytes(ids)]
+        per_tokenizer.append(context_coverage(whole, lengths, windows))
+    return [
+        (f"{window:,} tok: ch / B", [coverage_cell(coverages[position]) for coverages in per_tokenizer])
+        for position, window in enumerate(windows)
+    ]
+
+
+def compare_texts(
+    chosen: list[LoadedTokenizer], text: str, whole: str | None = None, windows: tuple[int, ...] = ()
+) -> Comparison:
+    """Tokenize ``text`` with each tokenizer and work out the pane's rows and overlaps (worker thread).
+
+    ``whole`` is the text ``text`` was cut from (the default: ``text`` itself): context coverage, one row
+    per size in ``windows``, is measured on all of it, since a window of 8,192 tokens holds more than the
+    part of a sample the rows draw.
+    """
     tokenizations = [loaded.tokenizer.encode_with_spans(text) for loaded in chosen]
     diff = boundary_diff(tokenizations)
     aligned = align_tokenizations(
@@ -60,6 +86,7 @@ def compare_texts(chosen: list[LoadedTokenizer], text: str) -> Comparison:
         [tokens_by_script(text, spans) for spans in tokenizations],
         [len(cuts - diff.shared) for cuts in diff.cuts],
     )
+    rows += coverage_rows(chosen, text if whole is None else whole, windows)
     overlaps = [
         (LETTERS[0], LETTERS[other], vocab_overlap(chosen[0].model, chosen[other].model))
         for other in range(1, len(chosen))
@@ -121,6 +148,7 @@ class CompareScreen(Screen):
         Binding("s", "next_sample", "Sample"),
         Binding("t", "pick_tokenizers", "Tokenizers"),
         Binding("d", "toggle_diff", "Diff"),
+        Binding("w", "edit_windows", "Windows", tooltip="Context window sizes for the coverage rows"),
         Binding("escape", "focus_rows", "Rows", show=False),
     ]
 
@@ -128,7 +156,7 @@ class CompareScreen(Screen):
     class Compared(Message, bubble=False):
         """A comparison for ``key`` is ready."""
 
-        key: tuple[tuple[int, ...], str]
+        key: tuple[tuple[int, ...], str, str, tuple[int, ...]]
         comparison: Comparison
 
     @dataclass
@@ -138,7 +166,7 @@ class CompareScreen(Screen):
         reason: str
 
     sample: reactive[str] = reactive(DEFAULT_SAMPLE)
-    """The bundled sample all tokenizers are run on."""
+    """The bundled sample all tokenizers are run on, or ``"workbench"`` for the workbench's text."""
 
     diff_shown: reactive[bool] = reactive(False)
     """Whether the Diff view (A against B) replaces the aligned rows."""
@@ -148,7 +176,7 @@ class CompareScreen(Screen):
         self._session = session
         self._known: tuple[int, ...] = ()
         self._chosen: list[int] = []
-        self._wanted: tuple[tuple[int, ...], str] | None = None
+        self._wanted: tuple[tuple[int, ...], str, str, tuple[int, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -167,10 +195,25 @@ class CompareScreen(Screen):
         pick = self.query_one("#compare-pick", SelectionList)
         pick.border_title = "tokenizers"
         pick.border_subtitle = "space: use"
+        if self._session.workbench_text:
+            self.set_reactive(CompareScreen.sample, WORKBENCH)  # text typed before this pane was first opened
         self._sync_session()
 
     def on_session_changed(self, message: SessionChanged) -> None:
+        if message.reason == "workbench":
+            # New text in the workbench is what the user wants compared; no text leaves only the samples.
+            if self._session.workbench_text:
+                self.sample = WORKBENCH
+            elif self.sample == WORKBENCH:
+                self.sample = DEFAULT_SAMPLE
         self._sync_session()
+
+    def _texts(self) -> dict[str, str]:
+        """The texts ``s`` cycles through: the bundled samples, then the workbench's text when it has one."""
+        texts = self._session.sample_texts()
+        if self._session.workbench_text:
+            texts[WORKBENCH] = self._session.workbench_text
+        return texts
 
     # -- choosing --------------------------------------------------------------------------------------
 
@@ -220,13 +263,14 @@ class CompareScreen(Screen):
 
     def _request(self) -> None:
         """Start a comparison for the current choice and sample, unless it is the one already shown."""
-        samples = self._session.sample_texts()
+        samples = self._texts()
         if samples and self.sample not in samples:
             self.sample = next(iter(samples))  # the watcher comes back here
             return
         tokenizers = self._session_tokenizers()
         chosen = [tokenizers[index] for index in self._chosen if index < len(tokenizers)]
-        key = (tuple(id(loaded) for loaded in chosen), self.sample)
+        text = samples.get(self.sample, "")
+        key = (tuple(id(loaded) for loaded in chosen), self.sample, text, self._session.context_windows)
         if key == self._wanted:
             return
         self._wanted = key
@@ -241,15 +285,15 @@ class CompareScreen(Screen):
             )
             self.query_one("#compare-overlap", Static).update(Content.styled(hint, "dim"))
             return
-        text = samples.get(self.sample, "")
         compared = display_part(text, COMPARE_CHARS)
         cut = f"first {len(compared):,} of {len(text):,} characters" if len(compared) < len(text) else ""
         self.query_one("#compare-scroll").border_title = cut
-        self._compare(key, chosen, compared)
+        self._compare(key, chosen, compared, text)
 
     def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
+        where = "workbench text" if self.sample == WORKBENCH else f"{self.sample} sample"
         title = "diff" if self.diff_shown else "compare"
-        parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {self.sample} sample  "]
+        parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {where}  "]
         for letter, loaded in zip(LETTERS, chosen):
             parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
         self.query_one("#compare-header", Static).update(Content.assemble(*parts))
@@ -257,9 +301,11 @@ class CompareScreen(Screen):
     # -- worker and results ----------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
-    def _compare(self, key: tuple[tuple[int, ...], str], chosen: list[LoadedTokenizer], text: str) -> None:
+    def _compare(
+        self, key: tuple[tuple[int, ...], str, str, tuple[int, ...]], chosen: list[LoadedTokenizer], text: str, whole: str
+    ) -> None:
         try:
-            comparison = compare_texts(chosen, text)
+            comparison = compare_texts(chosen, text, whole, key[3])
         except Exception as error:  # noqa: BLE001 - shown as a notification, never a traceback
             self.post_message(self.CompareFailed(f"could not compare: {error}"))
             return
@@ -289,7 +335,7 @@ class CompareScreen(Screen):
     # -- actions ---------------------------------------------------------------------------------------
 
     def action_next_sample(self) -> None:
-        names = list(self._session.sample_texts())
+        names = list(self._texts())
         if not names:
             self.notify("No bundled samples were found.", severity="warning")
             return
@@ -308,6 +354,13 @@ class CompareScreen(Screen):
         if self.is_mounted:
             tokenizers = self._session_tokenizers()
             self._update_header([tokenizers[index] for index in self._chosen if index < len(tokenizers)])
+
+    def action_edit_windows(self) -> None:
+        def chosen(windows: tuple[int, ...] | None) -> None:
+            if windows is not None:
+                self._session.set_context_windows(windows)
+
+        self.app.push_screen(WindowsDialog(self._session.context_windows), chosen)
 
     def action_pick_tokenizers(self) -> None:
         self.query_one("#compare-pick", SelectionList).focus()

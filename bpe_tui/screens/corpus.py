@@ -1,4 +1,5 @@
-"""The corpus pane: browse for a corpus file or a folder of shards, preview it, see its stats, and start training.
+"""The corpus pane: browse for a corpus file or a folder of shards, or type its path; preview it, see its
+stats, and start training.
 
 A plain text file shows its size, lines, documents and script mix; a shard (``.jsonl``, ``.parquet``,
 anything compressed) or a folder of shards (``f`` picks the highlighted folder) shows its shards,
@@ -18,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DirectoryTree, Footer, Header, Static, Tree
+from textual.widgets import DirectoryTree, Footer, Header, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from core.analysis.corpus_stats import CorpusStats, escape_controls, preview_text, scan_corpus
@@ -28,11 +29,13 @@ from core.corpus.summary import ShardsSummary, scan_shards, shards_preview
 from core.errors import CorpusError
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.recent_files import load_recent, remember
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle, TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
 from bpe_tui.widgets.shards_stats import shards_content
+from bpe_tui.widgets.path_box import PathBox
 from bpe_tui.widgets.training_form import TrainingForm
 
 PREVIEW_BYTES = 4096
@@ -81,6 +84,7 @@ class CorpusScreen(Screen):
         Binding("s", "show_samples", "Samples", tooltip="Show the bundled sample corpora"),
         Binding("w", "show_workdir", "Working dir", tooltip="Show the working directory"),
         Binding("f", "choose_folder", "Folder", tooltip="Train on the highlighted folder of shards"),
+        Binding("p", "type_path", "Path", tooltip="Type a corpus path (~ works, tab completes, ↑↓ recent files)"),
         Binding("ctrl+t", "train", "Train", tooltip="Train on the chosen file with these settings"),
         Binding("escape", "focus_tree", "To tree", show=False),
     ]
@@ -122,14 +126,17 @@ class CorpusScreen(Screen):
         path: Path
         reason: str
 
-    def __init__(self, session: Session, *, corpus_root: Path) -> None:
+    def __init__(self, session: Session, *, corpus_root: Path, recent_store: Path) -> None:
         """Args:
         session: the app's session; the chosen file is kept in ``session.corpus_path``.
         corpus_root: where the directory tree starts (``w`` goes back there).
+        recent_store: the JSON file of recent corpus files (``bpe_tui.recent_files``).
         """
         super().__init__()
         self._session = session
         self._corpus_root = corpus_root
+        self._recent_store = recent_store
+        self._recent = load_recent(recent_store)
         self._shown: tuple[Path, tuple[str, ...]] | None = None
         """The file and special tokens last scanned, so a session change that keeps them does not rescan."""
         self._stats: CorpusStats | None = None
@@ -138,7 +145,10 @@ class CorpusScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="corpus-body"):
-            yield CorpusTree(self._corpus_root, hidden=not_corpora(self._session.samples_dir), id="tree")
+            with Vertical(id="corpus-left"):
+                yield PathBox(lambda: self._recent, id="corpus-path")
+                yield Static("", id="corpus-path-hint", markup=False)
+                yield CorpusTree(self._corpus_root, hidden=not_corpora(self._session.samples_dir), id="tree")
             with Vertical(id="corpus-right"):
                 with VerticalScroll(id="preview-box"):
                     yield Static("", id="preview", markup=False)
@@ -155,6 +165,7 @@ class CorpusScreen(Screen):
 
     def on_session_changed(self, message: SessionChanged) -> None:
         if message.reason == "corpus":
+            self._recent = load_recent(self._recent_store)  # the app may have added one (ctrl+o on a text file)
             self._show_corpus()
 
     # -- choosing a file -------------------------------------------------------------------------------------
@@ -272,6 +283,60 @@ class CorpusScreen(Screen):
     def action_focus_tree(self) -> None:
         self.query_one(CorpusTree).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "type_path" and isinstance(self.focused, Input):
+            return None  # "p" typed into a field
+        return True
+
+    def action_type_path(self) -> None:
+        self.set_focus(self.query_one(PathBox))
+
+    @on(PathBox.Completed)
+    def _completed(self, message: PathBox.Completed) -> None:
+        if not message.matches:
+            self._hint(Content.styled("no file or folder starts with that", "$error"))
+        elif len(message.matches) == 1:
+            self._hint(None)
+        else:
+            shown = "  ".join(message.matches[:8]) + ("  …" if len(message.matches) > 8 else "")
+            self._hint(Content.assemble((f"{len(message.matches)}: ", "bold"), shown))
+
+    def _hint(self, content: Content | None) -> None:
+        """The line under the path box: matches or a problem; hidden when there is nothing to say."""
+        hint = self.query_one("#corpus-path-hint", Static)
+        hint.update(content or "")
+        hint.display = content is not None
+
+    @on(Input.Submitted, "#corpus-path")
+    def _path_typed(self, message: Input.Submitted) -> None:
+        """Enter in the path box: a file becomes the corpus (and a recent file), a folder is shown in the tree."""
+        typed = message.value.strip()
+        if not typed:
+            return
+        path = Path(typed).expanduser()
+        try:
+            is_dir, is_file = path.is_dir(), path.is_file()
+        except OSError as error:
+            self._hint(Content.styled(f"{typed}: {error.strerror or error}", "$error"))
+            return
+        if is_dir:
+            tree = self.query_one(CorpusTree)
+            tree.path = path.absolute()
+            self._hint(None)
+            tree.focus()
+        elif is_file:
+            self.use_corpus(path)
+            self._hint(None)
+            self.query_one(CorpusTree).focus()
+        else:
+            self._hint(Content.styled(f"{typed}: no such file or folder", "$error"))
+
+    def use_corpus(self, path: Path) -> None:
+        """Make ``path`` the corpus and put it first among the recent files."""
+        path = path.expanduser().absolute()
+        self._recent = remember(self._recent_store, path)
+        self._session.set_corpus(path)
+
     def action_train(self) -> None:
         self.query_one(TrainingForm).submit()
 
@@ -287,6 +352,7 @@ class CorpusScreen(Screen):
             self.notify(str(error), title="Cannot train", severity="error", markup=False)
             return
         spec = message.settings.spec(corpus_path=path, label=path.name, measure_texts=self._session.measure_texts())
+        self._recent = remember(self._recent_store, path)
         self.post_message(self.TrainingRequested(spec, self._markers_warning(path, spec.special_tokens)))
 
     def _markers_warning(self, path: Path, special_tokens: tuple[str, ...]) -> str | None:

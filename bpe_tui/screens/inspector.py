@@ -151,6 +151,8 @@ class InspectorScreen(Screen):
         self._index: MergeIndex | None = None
         self._specials: frozenset[bytes] = frozenset()
         self._search_timer: Timer | None = None
+        self._pending_token: int | None = None
+        """A token asked for (``show_token``) before the vocabulary was built; shown once it is."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -239,6 +241,10 @@ class InspectorScreen(Screen):
         self._show_ties(message.ties)
         table = self.query_one(VocabTable)
         table.set_rows(message.rows, self._specials)
+        if self._pending_token is not None:
+            token_id, self._pending_token = self._pending_token, None
+            self.show_token(token_id)
+            return
         first_merge = next((position for position, row in enumerate(message.rows) if row.rank is not None), None)
         if first_merge is not None:
             table.show_at_top(first_merge)  # start where there is a merge tree to show
@@ -264,6 +270,30 @@ class InspectorScreen(Screen):
         assert self._loaded is not None
         ids = {token: token_id for token_id, token in self._loaded.model.vocab.items()}
         listing.add_options(Option(tie_entry(merge), id=str(ids[merge.token])) for merge in ties.tied)
+
+    def show_token(self, token_id: int) -> None:
+        """Put the cursor on ``token_id``'s row (the search is cleared) and show its merge tree.
+
+        The workbench's Enter on a token comes here; before the vocabulary is built the token waits.
+        """
+        self._sync_tokenizer()
+        if not self._rows:
+            self._pending_token = token_id
+            return
+        position = next((index for index, row in enumerate(self._rows) if row.id == token_id), None)
+        if position is None:
+            self.notify(f"Token {token_id} is not in {self._loaded.name if self._loaded else 'this tokenizer'}.")
+            return
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        search = self.query_one("#vocab-search", Input)
+        with search.prevent(Input.Changed):
+            search.value = ""
+        table = self.query_one(VocabTable)
+        table.set_visible(list(range(len(self._rows))))
+        table.show_at_top(position)
+        self._update_title()
+        self.set_focus(table)
 
     @on(FilterApplied)
     def _show_filtered(self, message: FilterApplied) -> None:

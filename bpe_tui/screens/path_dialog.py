@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from textual import on
@@ -18,18 +19,22 @@ class PathDialog(ModalScreen[Path | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str | Content, default: str, action: str, *, must_exist: bool = True) -> None:
+    def __init__(
+        self, title: str | Content, default: str, action: str, *, must_exist: bool = True, names: Sequence[str] = ()
+    ) -> None:
         """Args:
         title: what is being asked ("Save the tokenizer as"); Content when it holds a name from data.
         default: the path filled in to start with.
         action: the label of the accept button ("Open", "Save").
         must_exist: the file must exist (opening); otherwise its folder must (saving).
+        names: words accepted as they are, not as paths (reference tokenizers such as ``cl100k_base``).
         """
         super().__init__()
         self._title = title
         self._default = default
         self._action = action
         self._must_exist = must_exist
+        self._names = tuple(names)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="path-dialog"):
@@ -56,6 +61,9 @@ class PathDialog(ModalScreen[Path | None]):
     @on(Button.Pressed, "#path-accept")
     def accept(self) -> None:
         value = self.query_one("#path-input", Input).value.strip()
+        if value in self._names:
+            self.dismiss(Path(value))
+            return
         path = Path(value).expanduser()
         try:
             problem = self._problem(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -20,15 +21,50 @@ from textual.worker import get_current_worker
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import tokens_content
 from bpe_tui.session import Session
-from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
+from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step, tie_decider, tie_reason
 from bpe_tui.text import escape_token
 
-SOURCES = ("toy", "english", "japanese", "tokenizer")
-"""Where steps come from: live training on a sample (``toy``...) or the active tokenizer's merges."""
+SOURCES = ("toy", "english", "japanese", "corpus", "tokenizer")
+"""Where steps come from: live training on a sample (``toy``...) or on the corpus chosen in the corpus pane,
+or the active tokenizer's merges."""
 
 TEXT_NAMES = ("toy", "english", "japanese", "mixed")
-LIVE_MERGES = {"toy": 50, "english": 500, "japanese": 500}
-"""How far each live run goes: the toy corpus runs out of pairs long before 50."""
+LIVE_MERGES = {"toy": 50, "english": 500, "japanese": 500, "corpus": 500}
+"""How far each live run goes: the toy corpus runs out of pairs long before 50. Stepping back retrains the
+run from the start, so live runs stay short enough for that to be quick; the corpus pane trains for real."""
+
+CORPUS_BYTES = 256 * 1024
+"""How much of the chosen corpus a live run steps through (its first part, cut at a line end)."""
+
+
+def corpus_head(path: Path, limit: int = CORPUS_BYTES) -> str:
+    """The first ``limit`` bytes of ``path`` as text, cut after the last whole line.
+
+    Raises:
+        OSError: the file cannot be read.
+        UnicodeDecodeError: it is not UTF-8.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        data = data[: data.rfind(b"\n", 0, limit) + 1] or data[:limit]
+    return data.decode("utf-8")
+
+
+def end_reason(source: str, total: int) -> str:
+    """Why a live run has no step after ``total``.
+
+    >>> end_reason("english", 500)
+    'stops here: live runs end at 500 merges, so stepping back (a retrain) stays quick; train in the corpus pane (1) for more'
+    >>> end_reason("toy", 11)
+    'stops here: no pair is left to merge (every pre-token is one token)'
+    """
+    if total >= LIVE_MERGES[source]:
+        return (
+            f"stops here: live runs end at {LIVE_MERGES[source]} merges, so stepping back (a retrain) stays quick; "
+            "train in the corpus pane (1) for more"
+        )
+    return "stops here: no pair is left to merge (every pre-token is one token)"
 PLAY_SECONDS = 0.4
 SENTENCE_CHARS = 320
 
@@ -81,7 +117,10 @@ class StepperScreen(Screen):
         Binding("home", "jump(0)", "Start"),
         Binding("end", "jump(-1)", "End"),
         Binding("space", "play", "Play/pause"),
-        Binding("c", "next_source", "Source", tooltip="Toy, English or Japanese live run, or the active tokenizer"),
+        Binding(
+            "c", "next_source", "Source",
+            tooltip="Toy, English, Japanese or your corpus as a live run, or the active tokenizer's merges",
+        ),
         Binding("t", "next_text", "Text", tooltip="Which sample sentence to segment"),
     ]
 
@@ -110,6 +149,8 @@ class StepperScreen(Screen):
         """The step on screen."""
         self._text_name: str | None = None
         self._live: dict[str, LiveSteps] = {}
+        self._corpus: Path | None = None
+        """The corpus the ``corpus`` live run was built from."""
         self._replay: ReplaySteps | None = None
         self._timer: Timer | None = None
         self._playing = False
@@ -132,6 +173,11 @@ class StepperScreen(Screen):
     def on_session_changed(self, message: SessionChanged) -> None:
         if self.source == "tokenizer" and message.reason in ("added", "active", "replaced"):
             self._sync_replay()
+        if message.reason == "corpus" and self._session.corpus_path != self._corpus:
+            self._live.pop("corpus", None)
+            if self.source == "corpus":
+                self.k = 0
+                self._compute()
 
     # -- what is stepped ------------------------------------------------------------------------------------
 
@@ -147,13 +193,16 @@ class StepperScreen(Screen):
         """The sample whose sentence is segmented: the live corpus's own unless ``t`` chose another."""
         if self._text_name is not None:
             return self._text_name
-        return self.source if self.source in TEXT_NAMES else "english"
+        return self.source if self.source in (*TEXT_NAMES, "corpus") else "english"
 
     def _sentence(self) -> str:
         texts = self._texts()
         name = self.text_name()
         if name == "toy":
             return texts.get("toy", "low low low lower lower newest").strip()
+        if name == "corpus":
+            steps = self._live.get("corpus")
+            return sample_sentence(steps.text) if steps is not None else ""
         return sample_sentence(texts.get(name, ""))
 
     def _steps(self) -> LiveSteps | ReplaySteps | None:
@@ -163,11 +212,23 @@ class StepperScreen(Screen):
             return self._replay
         steps = self._live.get(self.source)
         if steps is None:
-            text = self._texts().get(self.source)
+            text = self._corpus_text() if self.source == "corpus" else self._texts().get(self.source)
             if not text:
                 return None
             steps = self._live[self.source] = LiveSteps(text, max_merges=LIVE_MERGES[self.source])
         return steps
+
+    def _corpus_text(self) -> str | None:
+        """The start of the corpus chosen in the corpus pane, or ``None`` (with the reason on screen) if unusable."""
+        path = self._corpus = self._session.corpus_path
+        if path is None:
+            return None
+        try:
+            return corpus_head(path) or None
+        except (OSError, UnicodeDecodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+            self.notify(f"{path.name}: {reason}", title="Stepper", severity="error", markup=False)
+            return None
 
     def _sync_replay(self, *, compute: bool = True) -> None:
         loaded = self._session.active_tokenizer()
@@ -236,9 +297,10 @@ class StepperScreen(Screen):
         steps = self._steps()
         if steps is None:
             self.shown = None
-            what = "No active tokenizer: train one or open a file (ctrl+o)." if self.source == "tokenizer" else (
-                f"The {self.source} sample was not found."
-            )
+            what = {
+                "tokenizer": "No active tokenizer: train one or open a file (ctrl+o).",
+                "corpus": "No usable corpus: choose a text file in the corpus pane (1).",
+            }.get(self.source, f"The {self.source} sample was not found.")
             self.query_one("#stepper-top", Static).update(Content(what))
             self.query_one("#segmentation", Static).update("")
             self.query_one("#candidates", DataTable).clear(columns=True)
@@ -278,6 +340,11 @@ class StepperScreen(Screen):
         if self.source == "tokenizer":
             loaded = self._session.active_tokenizer()
             return f"replaying {loaded.name if loaded is not None else '—'}"
+        if self.source == "corpus":
+            steps = self._live.get("corpus")
+            name = self._corpus.name if self._corpus is not None else "—"
+            whole = steps is not None and self._corpus is not None and len(steps.text.encode()) >= CORPUS_BYTES
+            return f"live training on {name}" + (f" (first {CORPUS_BYTES // 1024} KiB)" if whole else "")
         return f"live training on the {self.source} sample"
 
     def _show_top(self) -> None:
@@ -306,11 +373,27 @@ class StepperScreen(Screen):
                 (escape_token(merge.token), "bold $accent"),
                 f"   count {count}",
             ]
-            if merge.runner_up_count is not None:
+            runner_up = step.runner_up
+            if runner_up is not None:
+                parts += [
+                    "   runner-up ",
+                    (escape_token(runner_up[0]), "bold"),
+                    " + ",
+                    (escape_token(runner_up[1]), "bold"),
+                    f" {runner_up[2]:,}",
+                ]
+            elif merge.runner_up_count == 0:
+                parts.append("   no other pair left")
+            elif merge.runner_up_count is not None:
                 parts.append(f"   runner-up {merge.runner_up_count:,}")
             if merge.won_tie:
                 parts.append(("  tie", "bold $warning"))
             lines.append(Content.assemble(*parts))
+            if merge.won_tie and runner_up is not None and merge.count is not None:
+                reason = tie_reason((merge.left, merge.right, merge.count), runner_up)
+                lines.append(Content.styled(f"tie: {reason}", "$warning"))
+        if self.source != "tokenizer" and step.total is not None and step.k == step.total:
+            lines.append(Content.styled(end_reason(self.source, step.total), "dim"))
         self.query_one("#stepper-top", Static).update(Content("\n").join(lines))
 
     def _show_table(self, step: Step) -> None:
@@ -319,6 +402,7 @@ class StepperScreen(Screen):
         box = table
         if self.source == "tokenizer":
             box.border_title = "Merges around this step (recorded counts)"
+            box.border_subtitle = ""
             table.add_columns("", "#", "left", "right", "token", "count")
             for merge in step.nearby:
                 mark = Text("▶", style="bold") if merge.rank == step.k - 1 else Text("")
@@ -327,9 +411,18 @@ class StepperScreen(Screen):
                 table.add_row(mark, Text(str(merge.rank)), *tokens, Text(count))
         else:
             box.border_title = "Next merge candidates"
-            table.add_columns("left", "right", "token", "count")
-            for left, right, count in step.candidates:
-                table.add_row(_cells(left), _cells(right), _cells(left + right), Text(f"{count:,}", justify="right"))
+            table.add_columns("", "left", "right", "token", "count")
+            best = step.candidates[0][2] if step.candidates else None
+            for place, (left, right, count) in enumerate(step.candidates):
+                mark = {0: Text("▶ next", style="bold"), 1: Text("2nd")}.get(place, Text(""))
+                if place > 1 and count == best:
+                    mark = Text("tie", style="italic")
+                cells = (_cells(left), _cells(right), _cells(left + right))
+                table.add_row(mark, *cells, Text(f"{count:,}", justify="right"))
+            if len(step.candidates) > 1 and step.candidates[1][2] == best:
+                box.border_subtitle = "tie → " + tie_decider(step.candidates[0], step.candidates[1])
+            else:
+                box.border_subtitle = ""
 
     def _show_segmentation(self, text: str, spans: list[SegmentToken], k: int) -> None:
         box = self.query_one("#segmentation-box")

@@ -21,9 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.errors import SettingsError, TokenizerFileError
+from core.errors import SettingsError, TextNotTokenizerError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
 from core.formats.common import number_too_long, show_token
+from core.formats.folders import tokenizer_in_folder
 from core.input_files import check_regular_file
 from core.model import BPEModel
 
@@ -64,7 +65,9 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     >>> load_tokenizer(folder / "tok.json").merges
     [(b'a', b'b')]
     """
-    source = _resolve(Path(path))
+    source, folder_merges = _resolve_with_merges(Path(path))
+    if merges_path is None:
+        merges_path = folder_merges
     if merges_path is not None:
         check_regular_file(merges_path, TokenizerFileError, fix="give a merges.txt file")
     kind, content = _sniff(source)
@@ -99,7 +102,13 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 
 def _resolve(path: Path) -> Path:
-    """A directory stands for the tokenizer file inside it; anything else must be a regular file.
+    """The file that stands for ``path`` (see :func:`_resolve_with_merges`)."""
+    return _resolve_with_merges(path)[0]
+
+
+def _resolve_with_merges(path: Path) -> tuple[Path, Path | None]:
+    """A directory stands for the tokenizer inside it (:mod:`core.formats.folders`), with the merges file of a
+    GPT-2 pair found there; anything else must be a regular file.
 
     A FIFO or a device is refused before it is opened (``/dev/zero`` would be read forever).
     """
@@ -108,11 +117,9 @@ def _resolve(path: Path) -> Path:
     except OSError:
         directory = False  # check_regular_file names the problem
     if not directory:
-        return check_regular_file(path, TokenizerFileError, fix="give a tokenizer file")
-    for name in ("tokenizer.json", "vocab.json"):
-        if (path / name).is_file():
-            return check_regular_file(path / name, TokenizerFileError, fix="give a tokenizer file")
-    raise TokenizerFileError(f"{path}: directory holds no tokenizer.json or vocab.json; give the tokenizer file itself")
+        return check_regular_file(path, TokenizerFileError, fix="give a tokenizer file"), None
+    file, merges = tokenizer_in_folder(path)
+    return check_regular_file(file, TokenizerFileError, fix="give a tokenizer file"), merges
 
 
 def read_source(path: Path) -> bytes:
@@ -182,8 +189,35 @@ def parse_json(text: str, path: Path) -> Any:
         raise TokenizerFileError(f"{path}: JSON nested too deeply; not a tokenizer file") from None
 
 
+_HEAD_BYTES = 1 << 16
+"""How much of a file is read to refuse plain text before reading it all (a corpus can be gigabytes)."""
+
+
+def _refuse_text_early(path: Path) -> None:
+    """Raise ``TextNotTokenizerError`` if the start of ``path`` is already plain text, not rank or merges lines.
+
+    Anything else (JSON, ``#version``, binary, a start that is a valid rank or merges file) is left to the
+    full read, which gives the exact error.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except OSError:
+        return
+    if len(head) == _HEAD_BYTES:
+        head = head[: head.rfind(b"\n") + 1]  # whole lines only: no character cut in two
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    stripped = text.lstrip()
+    if stripped and stripped[0] not in "{[":
+        _sniff_lines(text, path)
+
+
 def _sniff(path: Path) -> tuple[str, Any]:
     """(kind, parsed content): kind is a format name, or ``gpt2-vocab``/``gpt2-merges`` for the halves."""
+    _refuse_text_early(path)
     text = decode_text(read_source(path), path)
     stripped = text.lstrip()
     if not stripped:
@@ -220,9 +254,10 @@ def _sniff_lines(text: str, path: Path) -> str:
         looks_merged = looks_merged and len(line.split(" ")) == 2 and all(line.split(" "))
         if not (looks_ranked or looks_merged):
             shown = line[:40].encode("unicode_escape").decode("ascii")
-            raise TokenizerFileError(
+            raise TextNotTokenizerError(
                 f"{path} line {number}: {shown!r} is neither 'base64 rank' (tiktoken) nor 'left right' "
-                "(merges.txt); not a tokenizer file"
+                "(merges.txt); not a tokenizer file (it looks like text: a corpus?)",
+                path,
             )
         checked += 1
         if checked == _SNIFF_LINES:

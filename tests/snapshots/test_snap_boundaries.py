@@ -1,9 +1,10 @@
-"""Pictures of the boundaries pane: the English sample, the Japanese sample with ids, EN | JA, typed text, specials."""
+"""Pictures of the workbench (pane 4): the English sample, Japanese with ids, EN | JA, typed text, specials, pasted code."""
 
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual import events
+from textual.widgets import TextArea
 
 from tests.ui.app_harness import SIZE, after_keys, make_app, ready
 from tests.ui.views_harness import bilingual_800, session_with
@@ -30,11 +31,11 @@ def test_boundaries_english_beside_japanese(snap_compare) -> None:
 def test_boundaries_typed_text_at_80x24(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         await ready(pilot)
-        field = pilot.app.screen.query_one("#boundaries-input", Input)
-        field.value = "tab\there\x07 [b]bold?[/b] 東京タワー 🗼\n"
-        await pilot.pause(0.3)
+        await pilot.press("slash")
+        pilot.app.screen.query_one("#boundaries-input", TextArea).load_text("tab\there\x07 [b]bold?[/b] 東京タワー 🗼\n")
+        await pilot.press("escape")  # leaving the text encodes it at once
         await ready(pilot)
-        await pilot.press("escape", "right", "right")
+        await pilot.press("right", "right")
         await ready(pilot)
 
     assert snap_compare(boundaries_app(), terminal_size=(80, 24), run_before=run_before)
@@ -44,12 +45,42 @@ def test_boundaries_special_tokens_in_typed_text(snap_compare) -> None:
     # Two separators in a row: each is one token in the special style, and the two still differ.
     async def run_before(pilot: Pilot) -> None:
         await ready(pilot)
-        field = pilot.app.screen.query_one("#boundaries-input", Input)
-        field.focus()
-        field.value = "end of one.<|endoftext|><|endoftext|>次の文書 <|endoftext|>"
-        await pilot.press("enter")  # encodes at once (no typing delay) and goes back to the tokens
+        await pilot.press("slash")
+        area = pilot.app.screen.query_one("#boundaries-input", TextArea)
+        area.load_text("end of one.<|endoftext|><|endoftext|>次の文書 <|endoftext|>")
+        await pilot.press("escape")  # encodes at once (no typing delay) and goes back to the tokens
         await ready(pilot)
         await pilot.press("right", "right", "right", "right")
         await ready(pilot)
 
     assert snap_compare(boundaries_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_workbench_with_pasted_code_at_80x24(snap_compare) -> None:
+    # Tabs, indentation and blank lines as pasted; the counts row and the coverage line are for this text.
+    code = "def area(r):\n\t\"\"\"Circle.\"\"\"\n\tif r < 0:\n\t\traise ValueError(r)\n\n    return 3.14159 * r ** 2\n"
+
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press("slash")
+        pilot.app.post_message(events.Paste(code * 8))
+        await pilot.pause()
+        await pilot.press("escape")
+        await ready(pilot)
+        await pilot.press("right", "right", "right")
+        await ready(pilot)
+
+    assert snap_compare(boundaries_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_workbench_while_typing_at_120x40(snap_compare) -> None:
+    # The toy sample edited as a starting point; the focused text grows to show more lines.
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press("s", "s", "s", "e")  # the toy sample as a starting point, cursor at its start
+        await ready(pilot)
+        await pilot.press(*"Hi ")
+        await pilot.press("escape", "slash")
+        await ready(pilot)
+
+    assert snap_compare(boundaries_app(), terminal_size=(120, 40), run_before=run_before)

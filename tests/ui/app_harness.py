@@ -7,6 +7,7 @@ back at once (``replay_factory``) or held part-way until the test releases or st
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from bpe_tui.app import BpeTuiApp
@@ -142,6 +143,8 @@ def make_services(**overrides: object) -> Services:
         "probe_factory": lambda pid: FrozenProbe(pid),
         "source_factory": replay_factory(recorded_run()),
         "corpus_root": CORPUS_ROOT,
+        # Never the user's own list: a folder of this test process's own (tests that read it pass tmp_path).
+        "recent_store": Path(tempfile.mkdtemp(prefix="bpe-tui-recent-")) / "recent.json",
     }
     options.update(overrides)
     return Services(**options)  # type: ignore[arg-type]
@@ -157,8 +160,8 @@ class QuietApp(BpeTuiApp):
     """The real app with text cursors that never blink (a blinking cursor makes pictures flaky)."""
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        # An unfocused Input draws no cursor, so stopping the blink on focus is enough.
-        if isinstance(event.widget, Input):
+        # An unfocused Input or TextArea draws no cursor, so stopping the blink on focus is enough.
+        if isinstance(event.widget, (Input, TextArea)):
             event.widget.cursor_blink = False
 
 
@@ -169,6 +172,7 @@ def make_app(
     train_on_start: bool = False,
     start_mode: str | None = "corpus",
     tokenizer_paths: Sequence[Path] = (),
+    reference_on_start: bool = False,
 ) -> BpeTuiApp:
     return QuietApp(
         session=session if session is not None else make_session(CORPUS_ROOT / "story.txt"),
@@ -177,6 +181,7 @@ def make_app(
         start_mode=start_mode,
         tokenizer_paths=tokenizer_paths,
         theme=THEME,
+        reference_on_start=reference_on_start,
     )
 
 

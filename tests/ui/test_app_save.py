@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.message import Message
 from textual.notifications import Notify
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, TextArea
 
 from bpe_tui.app import BpeTuiApp
 from bpe_tui.screens.boundaries import BoundariesScreen
@@ -50,7 +50,7 @@ async def test_a_run_that_finishes_while_the_user_types_opens_nothing(tmp_path: 
         await pilot.press("4", "slash")
         boundaries = app.screen
         assert isinstance(boundaries, BoundariesScreen)
-        field = boundaries.query_one("#boundaries-input", Input)
+        field = boundaries.query_one("#boundaries-input", TextArea)
         assert app.focused is field
         original_push = app.push_screen
 
@@ -65,8 +65,8 @@ async def test_a_run_that_finishes_while_the_user_types_opens_nothing(tmp_path: 
         assert [m for m in seen if isinstance(m, TrainingRunner.Finished)]
         await pilot.press(*" was quiet", "enter")
         await settle(pilot)
-        # Every key went to the field, and Enter to the pane: no dialog, no file.
-        assert field.value == "the village was quiet"
+        # Every key went to the workbench, Enter as a new line: no dialog, no file.
+        assert field.text == "the village was quiet\n"
         assert app.screen is boundaries and pushed == []
         assert not [m for m in seen if isinstance(m, BpeTuiApp.Saved)] and list(tmp_path.iterdir()) == []
         assert any("ctrl+s saves it" in text for text in notifications(seen))
@@ -95,7 +95,7 @@ async def test_ctrl_s_saves_from_any_pane_even_while_typing(tmp_path: Path) -> N
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BoundariesScreen)
-        assert app.screen.query_one("#boundaries-input", Input).value == "abc"
+        assert app.screen.query_one("#boundaries-input", TextArea).text == "abc"
         await pilot.press("escape", "5", "ctrl+s")  # from the inspector, focus on its table
         await pilot.pause()
         assert isinstance(app.screen, PathDialog)

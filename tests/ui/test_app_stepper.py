@@ -91,7 +91,7 @@ async def test_replaying_a_tokenizer_shows_recorded_counts(tmp_path: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = stepper(app)
-        for _ in range(3):
+        for _ in range(4):  # toy, english, japanese, the chosen corpus, then the tokenizer
             await pilot.press("c")
         await settle(pilot)
         assert screen.source == "tokenizer"

@@ -11,7 +11,7 @@ from functools import cache
 
 from textual.app import App
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from bpe_tui.session import LoadedTokenizer, Session
 from core.model import BPEModel
@@ -62,6 +62,6 @@ class ViewsApp(App[None]):
     async def on_mount(self) -> None:
         self.theme = THEME
         await self.push_screen(self._make_screen(self.session))
-        for field in self.screen.query(Input):
+        for field in [*self.screen.query(Input), *self.screen.query(TextArea)]:
             field.cursor_blink = False
 
