@@ -3,7 +3,10 @@
 Trains once (merges form a prefix, so every smaller tokenizer is a cut of the largest), then prints one row
 per size: the time the run took to reach it, tokens and bytes per token on each evaluation text (the
 corpus, the bundled English and Japanese samples, and any ``--eval`` files), the longest token, the share
-of bare bytes in Japanese and the embedding parameters V x d; or, with ``--json``, the same as one object.
+of bare bytes in Japanese and the embedding parameters V x d; then, per size and text, the characters and
+bytes the first context window of each ``--windows`` size covers; or, with ``--json``, the same as one
+object. The corpus may be a text file or shards, read as ``train`` reads them (``--text-field``,
+``--skip-bad-records``); its first 4 MiB are its evaluation text (``core.analysis.study_corpus``).
 Writes no files.
 """
 
@@ -14,11 +17,15 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import path_text, special_token, worker_count
+from bpe_tui.cli.arguments import add_corpus_options, one_corpus, path_text, special_token, worker_count
 from bpe_tui.cli.outputs import Outputs
+from bpe_tui.cli.train import skipped_line
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import escape_token
+from core.analysis.corpus_stats import escape_controls
+from core.analysis.coverage import DEFAULT_WINDOWS, parse_windows
 from core.analysis.study import Study, StudyFinished, StudyRun, parse_sizes
+from core.analysis.study_corpus import EvaluationText, corpus_sample
 from core.errors import SettingsError
 from core.train.reading import read_text_file
 
@@ -30,28 +37,42 @@ def _sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _windows(text: str) -> tuple[int, ...]:
+    try:
+        return parse_windows(text)
+    except SettingsError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "study",
         help="compare vocabulary sizes from one training run",
         description="Train once at the largest size and report, for every size, the time to reach it, tokens and "
-        "bytes/token on each evaluation text, the longest token, bare bytes in Japanese and V*d embedding parameters.",
+        "bytes/token on each evaluation text, the longest token, bare bytes in Japanese, V*d embedding parameters "
+        "and how much of each text the first context window covers. The corpus is a text file or shards, as for "
+        "train; its first 4 MiB (whole documents, joined by the first special token) are its evaluation text.",
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, help="UTF-8 text file to train on")
+    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+                        help="UTF-8 text file, shard, folder of shards or quoted glob to train on")
     parser.add_argument("--sizes", metavar="V,V,...", type=_sizes, required=True,
                         help="vocabulary sizes, comma-separated (e.g. 300,500,1000,5000,10000)")
     parser.add_argument("--eval", metavar="FILE", type=path_text, action="append", default=[],
                         help="another evaluation text (repeatable); the corpus and the bundled samples always are")
     parser.add_argument("--d", metavar="D", type=int, default=768, help="embedding width for V*d (default 768)")
+    parser.add_argument("--windows", metavar="N,N,...", type=_windows, default=DEFAULT_WINDOWS,
+                        help="context windows in tokens whose coverage is reported, up to 4 (default 128,1024,8192; "
+                        "8k is 8,192)")
     parser.add_argument("--special-token", metavar="S", type=special_token, action="append", default=[],
                         help="special token (repeatable), as for train")
     parser.add_argument("--workers", metavar="K", type=worker_count, help="processes for reading the corpus")
+    add_corpus_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
-def evaluation_texts(corpus: Path, extra: list[str]) -> dict[str, str]:
+def evaluation_texts(corpus: EvaluationText, extra: list[str]) -> dict[str, EvaluationText]:
     """Name -> text: ``corpus``, the bundled English and Japanese samples, then each ``--eval`` file by stem."""
-    texts = {"corpus": read_text_file(corpus)}
+    texts: dict[str, EvaluationText] = {"corpus": corpus}
     for name, path in sample_paths().items():
         if name in ("english", "japanese"):
             texts[name] = read_text_file(path)
@@ -80,21 +101,64 @@ def table_lines(study: Study) -> list[str]:
         lines.append(
             f"not reached (the corpus ran out of pairs): {', '.join(f'{v:,}' for v in study.unreached)}"
         )
+    return lines + coverage_lines(study)
+
+
+def coverage_lines(study: Study) -> list[str]:
+    """The context coverage table: per size and evaluation text, characters / bytes each first window holds.
+
+    >>> from core.analysis.study import SizeResult
+    >>> size = SizeResult(300, 0.0, {"en": 9}, {"en": 2.0}, b"ab", None, 300, {"en": {4: (7, 8), 64: (18, 18)}})
+    >>> print("\\n".join(coverage_lines(Study((size,), text_names=("en",), windows=(4, 64)))))
+    <BLANKLINE>
+    context coverage: characters / bytes of each text the first window of N tokens holds
+      vocab text                                4                 64
+        300 en                              7 / 8            18 / 18
+    """
+    if not study.windows or not any(size.coverage for size in study.sizes):
+        return []
+    lines = ["", "context coverage: characters / bytes of each text the first window of N tokens holds"]
+    lines.append(f"{'vocab':>7} {'text':<18}" + "".join(f" {window:>18,}" for window in study.windows))
+    for size in study.sizes:
+        for index, name in enumerate(study.text_names):
+            cells = size.coverage.get(name, {})
+            vocab = f"{size.vocab:,}" if index == 0 else ""
+            row = f"{vocab:>7} {name[:18]:<18}"
+            for window in study.windows:
+                chars, covered = cells.get(window, (0, 0))
+                row += f" {f'{chars:,} / {covered:,}':>18}"
+            lines.append(row)
     return lines
+
+
+def sample_note(corpus: str, bytes_: int, capped: bool) -> str | None:
+    """The stderr line saying the corpus was evaluated on its first part only, or ``None`` if it was whole."""
+    if not capped:
+        return None
+    return f"note: the corpus column measures only the first {bytes_:,} bytes of {escape_controls(corpus, keep='')}"
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Read the texts, run the study and print the table or JSON (writes no files)."""
-    corpus = Path(args.corpus)
-    texts = evaluation_texts(corpus, args.eval)
+    corpus = one_corpus(args.corpus, "study")
+    sample = corpus_sample(
+        corpus, args.special_token, text_field=args.text_field, skip_bad_records=args.skip_bad_records
+    )
+    texts = evaluation_texts(sample.text, args.eval)
     study_run = StudyRun(
-        corpus, args.sizes, texts, d=args.d, special_tokens=args.special_token, workers=args.workers
+        corpus, args.sizes, texts, d=args.d, windows=args.windows, special_tokens=args.special_token,
+        workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records,
     )
     study: Study | None = None
     for event in study_run.events():
         if isinstance(event, StudyFinished):
             study = event.study
     assert study is not None  # only a cancelled run ends without one
+    note = sample_note(corpus, sample.bytes, sample.capped)
+    if note is not None:
+        sys.stderr.write(note + "\n")
+    if study_run.run.skipped.count:
+        sys.stderr.write(skipped_line(study_run.run) + "\n")
     if args.json:
         sys.stdout.write(json.dumps(study.to_json(), ensure_ascii=False) + "\n")
     else:

@@ -5,7 +5,9 @@ merges cut at V (same corpus, same settings), because training makes the same ch
 and only stops later. So the study trains once, notes the time the run took to reach each size (from its
 own merge events), cuts the result at each size and measures every cut on the evaluation texts: tokens,
 bytes per token, the longest token, the share of bare bytes in Japanese (pieces of a character no merge
-joined) and the embedding parameters V x d a model with that vocabulary would need.
+joined), the embedding parameters V x d a model with that vocabulary would need, and the context coverage
+(``core.analysis.coverage``): how many characters and bytes of each text the first window of 128, 1,024 or
+8,192 tokens holds.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import Any, NamedTuple
 
+from core.analysis.coverage import DEFAULT_WINDOWS, context_coverage
+from core.analysis.study_corpus import EvaluationText
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.model import BPEModel
@@ -85,6 +89,8 @@ class SizeResult:
         japanese_bare_bytes: the share of the Japanese text's tokens that are one byte of a multi-byte
             character (a byte no merge joined); ``None`` without a ``japanese`` evaluation text.
         embedding: embedding parameters ``vocab * d``.
+        coverage: evaluation text name -> window size -> ``(chars, bytes)`` of the text its first window
+            of tokens holds (a window larger than the text holds all of it).
     """
 
     vocab: int
@@ -94,6 +100,7 @@ class SizeResult:
     longest_token: bytes
     japanese_bare_bytes: float | None
     embedding: int
+    coverage: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +111,10 @@ class SizeResult:
             "longest_token": self.longest_token.decode("utf-8", errors="backslashreplace"),
             "japanese_bare_bytes": None if self.japanese_bare_bytes is None else round(self.japanese_bare_bytes, 4),
             "embedding": self.embedding,
+            "coverage": {
+                name: {str(window): {"chars": chars, "bytes": size} for window, (chars, size) in windows.items()}
+                for name, windows in self.coverage.items()
+            },
         }
 
 
@@ -115,6 +126,7 @@ class Study:
     unreached: tuple[int, ...] = ()
     d: int = 768
     text_names: tuple[str, ...] = field(default=())
+    windows: tuple[int, ...] = DEFAULT_WINDOWS
 
     def to_json(self) -> dict[str, Any]:
         return {"sizes": [size.to_json() for size in self.sizes], "unreached": list(self.unreached), "d": self.d}
@@ -145,19 +157,36 @@ StudyEvent = PhaseProgress | SizeReached | SizeMeasured | StudyFinished
 """What :meth:`StudyRun.events` yields: the training run's progress, then one event per size."""
 
 
-def measure(model: BPEModel, texts: Mapping[str, str], *, seconds: float, d: int) -> SizeResult:
-    """Encode every text with ``model`` and collect the figures of :class:`SizeResult`."""
+def measure(
+    model: BPEModel,
+    texts: Mapping[str, EvaluationText],
+    *,
+    seconds: float,
+    d: int,
+    windows: Sequence[int] = DEFAULT_WINDOWS,
+) -> SizeResult:
+    """Encode every text with ``model`` and collect the figures of :class:`SizeResult`.
+
+    A text given as a tuple is documents, each encoded on its own, one after another (as ``export`` writes
+    a corpus of shards with no special token); its coverage counts across them, in order.
+    """
     tokenizer = Tokenizer.from_model(model)
     tokens: dict[str, int] = {}
     bytes_per_token: dict[str, float] = {}
+    coverage: dict[str, dict[int, tuple[int, int]]] = {}
     bare: float | None = None
-    for name, text in texts.items():
-        ids = tokenizer.encode(text, allowed_special="all")
+    for name, given in texts.items():
+        documents = (given,) if isinstance(given, str) else given
+        ids = [token for document in documents for token in tokenizer.encode(document, allowed_special="all")]
+        text = "".join(documents)
         tokens[name] = len(ids)
         size = len(text.encode("utf-8", errors="surrogatepass"))
         bytes_per_token[name] = size / len(ids) if ids else 0.0
+        pieces = tokenizer.decode_tokens_bytes(ids)
+        if windows:
+            covered = context_coverage(text, [len(piece) for piece in pieces], windows)
+            coverage[name] = {c.window: (c.chars, c.bytes) for c in covered}
         if name == JAPANESE:
-            pieces = tokenizer.decode_tokens_bytes(ids)
             bare = sum(1 for piece in pieces if len(piece) == 1 and piece[0] >= 0x80) / len(ids) if ids else 0.0
     specials = {token.encode("utf-8") for token in model.special_tokens}
     learned = [token for _, token in sorted(model.vocab.items()) if token not in specials]
@@ -170,6 +199,7 @@ def measure(model: BPEModel, texts: Mapping[str, str], *, seconds: float, d: int
         longest_token=longest,
         japanese_bare_bytes=bare,
         embedding=model.vocab_size * d,
+        coverage=coverage,
     )
 
 
@@ -179,8 +209,9 @@ class StudyRun:
     Args:
         corpus: the corpus file to train on.
         sizes: the vocabulary sizes to report (each at least 256 + the special tokens).
-        texts: evaluation text name -> text, in the order to report them.
+        texts: evaluation text name -> text (or documents, see :func:`measure`), in the order to report them.
         d: the embedding width for ``embedding``.
+        windows: context window sizes, in tokens, whose coverage each size reports.
         special_tokens: as for training.
         workers: as for training (does not change the result).
         clock: seconds from some fixed point; injected so tests can freeze time.
@@ -190,12 +221,15 @@ class StudyRun:
         self,
         corpus: str | PathLike[str],
         sizes: Sequence[int],
-        texts: Mapping[str, str],
+        texts: Mapping[str, EvaluationText],
         *,
         d: int = 768,
+        windows: Sequence[int] = DEFAULT_WINDOWS,
         special_tokens: Sequence[str] = (),
         workers: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        text_field: str = "text",
+        skip_bad_records: bool = False,
     ) -> None:
         if not sizes:
             raise SettingsError("no vocabulary sizes given; give some, like --sizes 300,500,1000")
@@ -204,6 +238,9 @@ class StudyRun:
         self.sizes = sorted(set(sizes))
         self.texts = dict(texts)
         self.d = d
+        if any(not isinstance(window, int) or window < 1 for window in windows):
+            raise SettingsError(f"context windows {tuple(windows)!r} must be whole numbers of tokens, at least 1")
+        self.windows = tuple(windows)
         self.clock = clock
         minimum = 256 + len(special_tokens)
         if self.sizes[0] < minimum:
@@ -211,7 +248,10 @@ class StudyRun:
                 f"size {self.sizes[0]} is too small: every size must be at least {minimum} "
                 f"(256 bytes + {len(special_tokens)} special tokens)"
             )
-        self.run = TrainingRun(corpus, self.sizes[-1], special_tokens, workers=workers)
+        self.run = TrainingRun(
+            corpus, self.sizes[-1], special_tokens, workers=workers,
+            text_field=text_field, skip_bad_records=skip_bad_records,
+        )
 
     def cancel(self) -> None:
         """Stop at the next event; safe from any thread."""
@@ -240,10 +280,12 @@ class StudyRun:
             return
         results = []
         for done, size in enumerate(sorted(reached), start=1):
-            result = measure(prefix_model(model, size), self.texts, seconds=reached[size], d=self.d)
+            result = measure(
+                prefix_model(model, size), self.texts, seconds=reached[size], d=self.d, windows=self.windows
+            )
             results.append(result)
             yield SizeMeasured(result, done, len(reached))
             if self.run.cancelled:
                 return
         unreached = tuple(size for size in self.sizes if size not in reached)
-        yield StudyFinished(Study(tuple(results), unreached, self.d, tuple(self.texts)))
+        yield StudyFinished(Study(tuple(results), unreached, self.d, tuple(self.texts), self.windows))

@@ -57,3 +57,74 @@ def test_table(capsys: pytest.CaptureFixture[str]) -> None:
 ])
 def test_bad_input_is_one_line(tmp_path: Path, args: list[str], needle: str) -> None:
     assert_one_line_error(run_cli("study", CORPUS, *args, cwd=tmp_path), "bpe-tui study: error:", needle)
+
+
+def test_json_coverage_per_size_and_existing_fields_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = study(capsys, CORPUS, "--sizes", "300", "--windows", "64,1k", "--json", "--workers", "1")
+    assert (code, err) == (0, "")
+    entry = json.loads(out)["sizes"][0]
+    assert set(entry) == {"vocab", "seconds", "tokens", "bytes_per_token", "longest_token", "japanese_bare_bytes",
+                          "embedding", "coverage"}
+    run = TrainingRun(CORPUS, 300, [], workers=1)
+    for _ in run.events():
+        pass
+    tokenizer = Tokenizer.from_model(run.result())
+    japanese = (SAMPLES / "japanese.txt").read_text(encoding="utf-8")
+    pieces = tokenizer.decode_tokens_bytes(tokenizer.encode(japanese))
+    first_64 = b"".join(pieces[:64])
+    # The bytes of the first 64 tokens; the characters among them are those whose bytes are all there (a
+    # character cut at the end is dropped by errors="ignore", the only undecodable bytes being its start).
+    chars = len(first_64.decode("utf-8", errors="ignore"))
+    assert entry["coverage"]["japanese"]["64"] == {"chars": chars, "bytes": len(first_64)}
+    assert set(entry["coverage"]) == {"corpus", "english", "japanese"}
+    assert set(entry["coverage"]["corpus"]) == {"64", "1024"}
+
+
+
+def test_a_jsonl_corpus_studies_as_its_documents_joined_in_a_txt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = (SAMPLES / "english.txt").read_text(encoding="utf-8").split("\n\n")
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"body": doc}) + "\n" for doc in docs), encoding="utf-8")
+    txt = tmp_path / "docs.txt"
+    txt.write_text("<|endoftext|>".join(docs), encoding="utf-8")
+    common = ["--sizes", "300,600", "--special-token", "<|endoftext|>", "--json", "--workers", "1"]
+    code, from_jsonl, err = study(capsys, jsonl, "--text-field", "body", *common)
+    assert (code, err) == (0, "")
+    code, from_txt, err = study(capsys, txt, *common)
+    assert (code, err) == (0, "")
+    as_jsonl, as_txt = json.loads(from_jsonl)["sizes"], json.loads(from_txt)["sizes"]
+    assert [e["tokens"] for e in as_jsonl] == [e["tokens"] for e in as_txt]
+    assert [e["coverage"] for e in as_jsonl] == [e["coverage"] for e in as_txt]
+
+
+def test_bad_records_stop_as_in_train_or_are_skipped_and_reported(tmp_path: Path) -> None:
+    jsonl = tmp_path / "bad.jsonl"
+    jsonl.write_text('{"text": "low low lower"}\nnot json\n{"text": "newest"}\n', encoding="utf-8")
+    stopped = assert_one_line_error(run_cli("study", jsonl, "--sizes", "260", cwd=tmp_path), "bpe-tui study: error:")
+    trained = assert_one_line_error(run_cli("train", jsonl, "--vocab-size", "260", cwd=tmp_path),
+                                    "bpe-tui train: error:")
+    assert stopped.removeprefix("bpe-tui study: error:") == trained.removeprefix("bpe-tui train: error:")
+    skipped = run_cli("study", jsonl, "--sizes", "260", "--skip-bad-records", "--json", cwd=tmp_path)
+    assert skipped.returncode == 0
+    assert skipped.stderr.startswith("skipped 1 bad record in 1 shard; the first: ") and "line 2" in skipped.stderr
+    assert json.loads(skipped.stdout)["sizes"][0]["vocab"] == 260
+
+
+def test_table_has_a_coverage_section_matching_the_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = [CORPUS, "--sizes", "300", "--windows", "128 8k", "--workers", "1"]
+    code, out, err = study(capsys, *args)
+    assert (code, err) == (0, "")
+    coverage = json.loads(study(capsys, *args, "--json")[1])["sizes"][0]["coverage"]
+    lines = out.splitlines()
+    start = lines.index("context coverage: characters / bytes of each text the first window of N tokens holds")
+    assert lines[start + 1].split() == ["vocab", "text", "128", "8,192"]
+    rows = lines[start + 2:]
+    assert len(rows) == 3 and rows[0].split()[:2] == ["300", "corpus"]
+    for row, name in zip(rows, ("corpus", "english", "japanese")):
+        cells = [f"{coverage[name][w]['chars']:,} / {coverage[name][w]['bytes']:,}" for w in ("128", "8192")]
+        assert all(cell in row for cell in cells), (row, cells)
+
+
+def test_bad_windows_are_one_line(tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("study", CORPUS, "--sizes", "300", "--windows", "12x", cwd=tmp_path),
+                          "bpe-tui study: error:", "'12x' is not a number of tokens")

@@ -7,6 +7,7 @@ import itertools
 import pytest
 from tests.data_paths import SAMPLES
 
+from core.analysis.coverage import context_coverage
 from core.analysis.study import SizeMeasured, SizeReached, StudyFinished, StudyRun, measure, prefix_model
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
@@ -80,3 +81,44 @@ def test_japanese_bare_bytes_by_hand() -> None:
 def test_bad_sizes(sizes: list[int], needle: str) -> None:
     with pytest.raises(SettingsError, match=needle):
         StudyRun(CORPUS, sizes, {}, workers=1)
+
+
+def test_coverage_of_a_toy_tokenizer_by_hand() -> None:
+    run = TrainingRun.from_text("low low low lower lower newest", 259)  # merges: ow, low, " low"
+    for _ in run.events():
+        pass
+    # "low lower" -> low | " low" | e | r: token lengths 3, 4, 1, 1.
+    result = measure(run.result(), {"toy": "low lower"}, seconds=0.0, d=1, windows=(1, 2, 3, 100))
+    assert result.coverage == {"toy": {1: (3, 3), 2: (7, 7), 3: (8, 8), 100: (9, 9)}}
+    assert result.to_json()["coverage"] == {
+        "toy": {"1": {"chars": 3, "bytes": 3}, "2": {"chars": 7, "bytes": 7}, "3": {"chars": 8, "bytes": 8},
+                "100": {"chars": 9, "bytes": 9}}
+    }
+
+
+def test_coverage_counts_a_character_only_when_the_window_holds_all_its_bytes() -> None:
+    bytes_only = BPEModel({i: bytes([i]) for i in range(256)}, [])
+    result = measure(bytes_only, {"japanese": "日本"}, seconds=0.0, d=1, windows=(2, 3, 6))
+    assert result.coverage["japanese"] == {2: (0, 2), 3: (1, 3), 6: (2, 6)}
+    apart = measure(bytes_only, {"docs": ("ab", "c")}, seconds=0.0, d=1, windows=(2, 3))
+    assert apart.coverage["docs"] == {2: (2, 2), 3: (3, 3)} and apart.tokens["docs"] == 3
+
+
+def test_each_sizes_coverage_is_that_of_a_tokenizer_trained_to_it() -> None:
+    windows = (128, 1024, 8192)
+    study = list(StudyRun(CORPUS, [300, 500], texts(), special_tokens=[SPECIAL], workers=1, windows=windows)
+                 .events())[-1].study
+    assert study.windows == windows
+    for size in study.sizes:
+        tokenizer = Tokenizer.from_model(separately_trained(size.vocab))
+        for name, text in texts().items():
+            lengths = [len(piece) for piece in tokenizer.decode_tokens_bytes(tokenizer.encode(text))]
+            expected = {c.window: (c.chars, c.bytes) for c in context_coverage(text, lengths, windows)}
+            assert size.coverage[name] == expected, (size.vocab, name)
+        chars, covered = size.coverage["japanese"][1024]
+        assert covered > chars * 2  # Japanese: three bytes a character
+
+
+def test_bad_windows_are_refused() -> None:
+    with pytest.raises(SettingsError, match="context windows"):
+        StudyRun(CORPUS, [300], {}, workers=1, windows=(0,))
