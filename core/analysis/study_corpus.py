@@ -8,9 +8,9 @@ documents in a ``.txt`` joined by ``<|endoftext|>`` give the same text and the s
 special token the documents are kept apart (a tuple), each encoded on its own as ``export`` writes them.
 
 Encoding is pure Python and is repeated for every size, so the text is capped at
-:data:`EVALUATION_MAX_BYTES` UTF-8 bytes, for a plain text file as for shards: whole records (or safely
-cut pieces of a text shard) are taken while they fit, and only a first document larger than the cap is cut,
-at a character boundary.
+:data:`EVALUATION_MAX_BYTES` UTF-8 bytes, for a plain text file as for shards: JSON-lines and Parquet
+records are taken whole while they fit (only a first record larger than the cap is cut), and text, which
+has no record to end at, is cut where the cap falls; a cut ends at a character boundary.
 """
 
 from __future__ import annotations
@@ -76,22 +76,39 @@ def corpus_sample(
     capped = False
     for shard in opened.shards:
         for piece, continues in shard_documents(shard, options, skipped):
+            starts = not (continues and documents)
+            gap_here = gap if documents and starts else 0
             piece_bytes = len(piece.encode("utf-8", "surrogatepass"))
-            cost = piece_bytes + (gap if documents and not continues else 0)
-            if size + cost > max_bytes:
-                if not documents:  # one document larger than the cap: keep its first max_bytes
-                    cut = piece.encode("utf-8", "surrogatepass")[:max_bytes].decode("utf-8", "ignore")
-                    documents.append([cut])
-                    size = len(cut.encode("utf-8", "surrogatepass"))
+            if size + gap_here + piece_bytes > max_bytes:
                 capped = True
-                break
-            if continues and documents:
-                documents[-1].append(piece)
-            else:
+                if documents and shard.kind != "text":  # a record is taken whole or not at all
+                    break
+                piece = _prefix(piece, max_bytes - size - gap_here)
+                if not piece and documents:
+                    break
+                piece_bytes = len(piece.encode("utf-8", "surrogatepass"))
+            if starts:
                 documents.append([piece])
-            size += cost
+            else:
+                documents[-1].append(piece)
+            size += gap_here + piece_bytes
+            if capped:
+                break
         if capped:
             break
     joined = tuple("".join(pieces) for pieces in documents)
     text: EvaluationText = separator.join(joined) if separator is not None else joined
     return CorpusSample(text, size, capped, skipped)
+
+
+def _prefix(text: str, max_bytes: int) -> str:
+    """The longest start of ``text`` within ``max_bytes`` UTF-8 bytes that ends at a character boundary.
+
+    >>> _prefix("日本語", 7), _prefix("abc", 0)
+    ('日本', '')
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    end = max(0, min(max_bytes, len(data)))
+    while 0 < end < len(data) and data[end] & 0xC0 == 0x80:  # inside a character: back to its first byte
+        end -= 1
+    return data[:end].decode("utf-8", "surrogatepass")
