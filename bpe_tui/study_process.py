@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpe_tui.training_process import BATCH_SECONDS, CHILD_NICENESS, ChildProcess, failures_sent, silence_output
+from core.analysis.coverage import DEFAULT_WINDOWS
 from core.analysis.study import StudyRun
+from core.analysis.study_corpus import corpus_sample
 from core.train.events import PhaseProgress
-from core.train.reading import read_text_file
 
 
 @dataclass(frozen=True)
@@ -27,11 +28,13 @@ class StudySpec:
     """Everything a study needs, picklable so it can cross into the child process.
 
     Attributes:
-        corpus_path: the corpus to train on (it is also the first evaluation text, ``corpus``).
+        corpus_path: the corpus to train on: a text file or shards, as training reads them (its first
+            4 MiB are also the first evaluation text, ``corpus``; see ``core.analysis.study_corpus``).
         sizes: the vocabulary sizes.
         texts: further evaluation texts as ``(name, text)`` pairs.
         special_tokens: as for training.
         d: the embedding width.
+        windows: the context windows whose coverage each size reports.
     """
 
     corpus_path: Path
@@ -39,6 +42,7 @@ class StudySpec:
     texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     special_tokens: tuple[str, ...] = ()
     d: int = 768
+    windows: tuple[int, ...] = DEFAULT_WINDOWS
 
 
 def study_run(spec: StudySpec) -> StudyRun:
@@ -46,10 +50,12 @@ def study_run(spec: StudySpec) -> StudyRun:
 
     Raises:
         SettingsError: bad sizes or width.
-        CorpusError: the corpus cannot be read as UTF-8 text.
+        CorpusError: the corpus, or one of its records, cannot be read.
     """
-    texts = {"corpus": read_text_file(spec.corpus_path), **dict(spec.texts)}
-    return StudyRun(spec.corpus_path, spec.sizes, texts, d=spec.d, special_tokens=spec.special_tokens)
+    texts = {"corpus": corpus_sample(spec.corpus_path, spec.special_tokens).text, **dict(spec.texts)}
+    return StudyRun(
+        spec.corpus_path, spec.sizes, texts, d=spec.d, windows=spec.windows, special_tokens=spec.special_tokens
+    )
 
 
 def _study_main(spec: StudySpec, events: multiprocessing.Queue) -> None:  # pragma: no cover - in child

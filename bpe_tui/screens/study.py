@@ -4,7 +4,9 @@ The study trains (long work holding the GIL), so it runs in a child process (``b
 that a thread worker polls; the worker checks for cancellation between polls, posts progress at most ten
 times a second, every size reached, and a final ``StudyDone``; the handlers only hand the results to
 widgets. It starts only when asked
-(``r``, or Enter in the sizes field), on the corpus chosen in the corpus pane, or the English sample.
+(``r``, or Enter in the sizes field), on the corpus chosen in the corpus pane (a text file or shards), or
+the English sample. ``c`` switches the table between bytes per token and context coverage (the characters
+and bytes of each text the first window holds, for the session's window sizes, which ``w`` edits).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.session import Session
 from bpe_tui.text import escape_token
 from bpe_tui.widgets.study_plot import Series, StudyPlot
@@ -50,6 +53,22 @@ def study_series(study: Study) -> list[Series]:
         Series(name, tuple((size.vocab, size.bytes_per_token[name]) for size in study.sizes))
         for name in study.text_names
     ]
+
+
+def coverage_rows(study: Study) -> list[tuple[Text, ...]]:
+    """Coverage rows, one per size and evaluation text: vocab (on a size's first row), text, then
+    ``characters / bytes`` the first window of each size holds."""
+    rows = []
+    for size in study.sizes:
+        for index, name in enumerate(study.text_names):
+            cells = size.coverage.get(name, {})
+            rows.append((
+                Text(f"{size.vocab:,}" if index == 0 else "", justify="right"),
+                Text(name),
+                *(Text(f"{cells[w][0]:,} / {cells[w][1]:,}" if w in cells else "—", justify="right")
+                  for w in study.windows),
+            ))
+    return rows
 
 
 def study_rows(study: Study) -> list[tuple[Text, ...]]:
@@ -90,6 +109,8 @@ class StudyScreen(Screen):
         Binding("r", "run_study", "Run study"),
         Binding("s", "stop_study", "Stop"),
         Binding("slash", "edit_sizes", "Sizes", priority=True),
+        Binding("c", "toggle_coverage", "Coverage", tooltip="Table: bytes/token, or context coverage per size"),
+        Binding("w", "edit_windows", "Windows", tooltip="Context window sizes for the next study's coverage"),
         Binding("escape", "focus_table", "Table", show=False),
     ]
 
@@ -121,6 +142,9 @@ class StudyScreen(Screen):
         self._session = session
         self._source_factory = source_factory
         self._studying = False
+        self._shown: Study | None = None
+        self.coverage_shown = False
+        """Whether the table shows context coverage (``c``) rather than bytes per token."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -177,7 +201,9 @@ class StudyScreen(Screen):
             return
         samples = self._session.sample_texts()
         texts = tuple((name, samples[name]) for name in STUDY_TEXTS if name in samples)
-        spec = StudySpec(path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,))
+        spec = StudySpec(
+            path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,), windows=self._session.context_windows
+        )
         self._studying = True
         self.refresh_bindings()
         self.query_one("#study-status", Static).update(f"starting a study of {label}…")
@@ -222,16 +248,41 @@ class StudyScreen(Screen):
         self._studying = False
         self.refresh_bindings()
         study = message.study
-        table = self.query_one("#study-table", DataTable)
-        table.clear(columns=True)
-        table.add_columns("vocab", "s", *(f"{name} b/t" for name in study.text_names), "ja bare", "V·d", "longest")
-        for row in study_rows(study):
-            table.add_row(*row)
+        self._shown = study
+        self._fill_table()
         self.query_one(StudyPlot).show(study_series(study))
         status = f"{len(study.sizes)} sizes of {message.corpus}, one run; d = {study.d}"
         if study.unreached:
             status += f"; not reached (pairs ran out): {', '.join(f'{v:,}' for v in study.unreached)}"
         self.query_one("#study-status", Static).update(status)
+
+    def _fill_table(self) -> None:
+        """Show the study's rows in the view ``c`` chose (nothing before a study)."""
+        study = self._shown
+        table = self.query_one("#study-table", DataTable)
+        table.border_title = "context coverage: characters / bytes the first window holds" if self.coverage_shown else "sizes"
+        if study is None:
+            return
+        table.clear(columns=True)
+        if self.coverage_shown:
+            table.add_columns("vocab", "text", *(f"{window:,} tok" for window in study.windows))
+            rows = coverage_rows(study)
+        else:
+            table.add_columns("vocab", "s", *(f"{name} b/t" for name in study.text_names), "ja bare", "V·d", "longest")
+            rows = study_rows(study)
+        for row in rows:
+            table.add_row(*row)
+
+    def action_toggle_coverage(self) -> None:
+        self.coverage_shown = not self.coverage_shown
+        self._fill_table()
+
+    def action_edit_windows(self) -> None:
+        def chosen(windows: tuple[int, ...] | None) -> None:
+            if windows is not None:
+                self._session.set_context_windows(windows)
+
+        self.app.push_screen(WindowsDialog(self._session.context_windows), chosen)
 
     @on(StudyFailed)
     def _show_failure(self, message: StudyFailed) -> None:

@@ -1,4 +1,5 @@
-"""Pictures of the Study pane: before a study, and showing a fixed study (a real run timed by a ticking clock)."""
+"""Pictures of the Study pane: before a study, and showing a fixed study (a real run timed by a ticking clock),
+its bytes per token and, after `c`, its context coverage."""
 
 from __future__ import annotations
 
@@ -29,3 +30,15 @@ def test_study_finished(snap_compare) -> None:
 def test_study_finished_at_80x24(snap_compare) -> None:
     app = make_app(session=session_with(), start_mode="study")
     assert snap_compare(app, terminal_size=(80, 24), run_before=study_shown)
+
+
+async def coverage_shown(pilot: Pilot) -> None:
+    """The fixed study, then ``c``: the table shows each size's context coverage."""
+    await study_shown(pilot)
+    await pilot.press("c")
+    await ready(pilot)
+
+
+def test_study_coverage_at_80x24(snap_compare) -> None:
+    app = make_app(session=session_with(), start_mode="study")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=coverage_shown)

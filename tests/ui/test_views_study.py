@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from functools import cache
 
 from textual.widgets import DataTable, Static
 
 from bpe_tui.screens.study import StudyScreen, study_series
-from bpe_tui.study_process import StudySpec
+from bpe_tui.study_process import StudySpec, study_run
 from bpe_tui.widgets.study_plot import StudyPlot
 from core.analysis.study import Study, StudyFinished, StudyRun
 from core.encode.tokenizer import Tokenizer
@@ -109,7 +110,9 @@ async def test_s_stops_a_running_study() -> None:
         sources.append(SilentSource(spec))
         return sources[-1]
 
-    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session_with())
+    session = session_with()
+    session.set_context_windows((64, 4096))
+    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session)
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
@@ -120,8 +123,47 @@ async def test_s_stops_a_running_study() -> None:
             await pilot.pause()
         assert sources and sources[0].polled.is_set(), "the study worker never polled its source"
         assert sources[0].spec.sizes == (300, 500, 1000, 2000) and sources[0].spec.corpus_path.name == "english.txt"
+        assert sources[0].spec.windows == (64, 4096)  # the session's windows, as the workbench and Compare use
         await pilot.press("s")
         await settle(pilot)
         assert sources[0].cancelled
         assert [m.reason for m in seen if isinstance(m, StudyScreen.StudyFailed)] == ["study stopped"]
         assert str(app.screen.query_one("#study-status", Static).render()) == "study stopped"
+
+
+async def test_c_shows_context_coverage_per_size_and_text_and_back() -> None:
+    study = fixed_study()
+    app = ViewsApp(StudyScreen, session_with())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.post_message(StudyScreen.StudyDone(study, "english sample"))
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        table = app.screen.query_one("#study-table", DataTable)
+        assert [str(column.label) for column in table.columns.values()] == ["vocab", "text", "128 tok", "1,024 tok",
+                                                                            "8,192 tok"]
+        assert table.row_count == len(study.sizes) * 3
+        row = [str(cell) for cell in table.get_row_at(5)]  # the second size's Japanese row
+        chars, covered = study.sizes[1].coverage["japanese"][1024]
+        assert row[:2] == ["", "japanese"] and row[3] == f"{chars:,} / {covered:,}"
+        await pilot.press("c")
+        await settle(pilot)
+        assert table.row_count == len(study.sizes)
+        assert [str(column.label) for column in table.columns.values()] == [
+            "vocab", "s", "corpus b/t", "english b/t", "japanese b/t", "ja bare", "V·d", "longest"
+        ]
+
+
+def test_the_pane_studies_a_jsonl_corpus_as_its_documents_joined_in_a_txt(tmp_path) -> None:
+    docs = (SAMPLES / "english.txt").read_text(encoding="utf-8").split("\n\n")
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": doc}) + "\n" for doc in docs), encoding="utf-8")
+    txt = tmp_path / "docs.txt"
+    txt.write_text("<|endoftext|>".join(docs), encoding="utf-8")
+    studies = []
+    for corpus in (jsonl, txt):
+        run = study_run(StudySpec(corpus, (300, 500), special_tokens=("<|endoftext|>",), windows=(128,)))
+        studies.append([event for event in run.events() if isinstance(event, StudyFinished)][0].study)
+    assert [size.tokens for size in studies[0].sizes] == [size.tokens for size in studies[1].sizes]
+    assert [size.coverage for size in studies[0].sizes] == [size.coverage for size in studies[1].sizes]
