@@ -76,16 +76,24 @@ PILE_SIZE = CorpusSize("825 GB", 825 * 10**9)
 """The dashboard's reference corpus: the Pile, the one CS336 asks about."""
 
 
+RATE_MIN_BYTES = 4 << 20
+"""Reading less than this says nothing about the rate: starting the reading processes takes most of the
+time (the bundled samples read at tens of KiB/s), and 825 GB at that rate would be a nonsense estimate."""
+
+
 def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds: float) -> float | None:
     """Bytes per second of a training run's reading phase, once it means something: after
-    ``settle_seconds``, or at the end of a shorter phase (its whole rate); None before.
+    ``settle_seconds`` and :data:`RATE_MIN_BYTES`, or at the end of a shorter phase that read that much
+    (its whole rate); None before, and for a corpus too small to tell.
 
-    >>> reading_rate(4 << 20, 100 << 20, 2.0, settle_seconds=1.0), reading_rate(10, 100, 0.1, settle_seconds=1.0)
-    (2097152.0, None)
-    >>> reading_rate(100, 100, 0.5, settle_seconds=1.0)
-    200.0
+    >>> reading_rate(8 << 20, 100 << 20, 2.0, settle_seconds=1.0), reading_rate(10, 100, 0.1, settle_seconds=1.0)
+    (4194304.0, None)
+    >>> reading_rate(8 << 20, 8 << 20, 0.5, settle_seconds=1.0)
+    16777216.0
+    >>> reading_rate(30_000, 30_000, 0.5, settle_seconds=1.0) is None  # a small corpus: start-up, not reading
+    True
     """
-    if done <= 0 or phase_elapsed <= 0 or (phase_elapsed < settle_seconds and done < total):
+    if done < RATE_MIN_BYTES or phase_elapsed <= 0 or (phase_elapsed < settle_seconds and done < total):
         return None
     return done / phase_elapsed
 
@@ -96,11 +104,11 @@ def training_estimate_line(bytes_per_second: float | None) -> str:
     distinct pre-tokens, not on the bytes, so it is left out, and the line says so.
 
     >>> training_estimate_line(None)
-    'the Pile (825 GB): time to read it once a run has a reading rate'
+    'the Pile (825 GB): time to read it once a run has read 4 MiB'
     >>> training_estimate_line(10 * 2**20)
     'the Pile (825 GB): 21h 51m to read at 10.0 MiB/s (merging aside)'
     """
     if bytes_per_second is None:
-        return f"the Pile ({PILE_SIZE.text}): time to read it once a run has a reading rate"
+        return f"the Pile ({PILE_SIZE.text}): time to read it once a run has read {RATE_MIN_BYTES >> 20} MiB"
     return (f"the Pile ({PILE_SIZE.text}): {format_long_duration(PILE_SIZE.bytes / bytes_per_second)} to read "
             f"at {format_rate(bytes_per_second, 'B')} (merging aside)")

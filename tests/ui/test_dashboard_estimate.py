@@ -29,14 +29,14 @@ async def test_the_line_follows_the_rate_it_is_given() -> None:
         panel.show_run("run")
         panel.show_progress("reading", 1 << 20, 100 << 20, 0.2, 0, 0, 0, None)
         await pilot.pause()
-        assert estimate(app) == "the Pile (825 GB): time to read it once a run has a reading rate"
+        assert estimate(app) == "the Pile (825 GB): time to read it once a run has read 4 MiB"
         # 10 MiB/s: 825e9 bytes / (10 * 2**20) bytes/s = 78,678 s = 21h 51m.
         panel.show_progress("merging", 10, 1000, 3.0, 0, 0, 10, 10 * 2**20)
         await pilot.pause()
         assert estimate(app) == "the Pile (825 GB): 21h 51m to read at 10.0 MiB/s (merging aside)"
         panel.show_run("next run")
         await pilot.pause()
-        assert estimate(app).endswith("once a run has a reading rate")
+        assert estimate(app).endswith("once a run has read 4 MiB")
 
 
 class ScriptedSource:
@@ -82,6 +82,13 @@ def test_the_runner_reports_the_reading_rate_so_far_then_the_whole_phase() -> No
     assert rates[1] == ("reading", 4 * 2**20)
     assert [rate for phase, rate in rates[2:]] == [8 * 2**20] * (len(rates) - 2)
     assert rates[-1][0] == "merging"  # no reading post since, and the rate is still the whole phase's
+
+
+def test_a_corpus_too_small_to_time_gets_no_rate() -> None:
+    # 30 kB read in half a second is the reading processes starting, not a rate: no Pile estimate from it.
+    rest = [event for event in recorded_run() if not isinstance(event, PhaseProgress) or event.phase != "reading"]
+    posted = follow([(0.5, [PhaseProgress("reading", 30_000, 30_000), *rest])])
+    assert posted and all(p.read_rate is None for p in posted)
 
 
 def test_the_line_fits_an_80_column_dashboard_at_any_rate() -> None:
