@@ -152,3 +152,29 @@ def test_a_bad_record_leaves_no_file(tmp_path: Path, gpt2, workers: int) -> None
     events = list(export_shard_events(open_corpus(corpus), gpt2, tmp_path / "ids.npy", workers=workers,
                                       skip_bad_records=True))
     assert sum(e.skipped.count for e in events if isinstance(e, ShardExported)) == 1
+
+
+def test_a_url_corpus_keeps_its_url_and_verifies_by_url(tmp_path: Path, gpt2) -> None:
+    pytest.importorskip("fsspec", reason="a corpus URL is read through fsspec (the formats extra)")
+    corpus = make_corpus(tmp_path)
+    url = f"file://{corpus}"
+    list(export_shard_events(open_corpus(url), gpt2, tmp_path / "ids.npy", workers=2))
+    check_sidecar(tmp_path / "ids.npy", gpt2, url, [corpus / name for name in SHARD_NAMES],
+                  len(np.load(tmp_path / "ids.npy")))
+    assert verify_ids(tmp_path / "ids.npy", gpt2, corpus=url).corpus_of_shards
+    list(export_shard_events(open_corpus(url), gpt2, tmp_path / "per", per_shard=True))
+    side = json.loads((tmp_path / "per" / "c" / "d.parquet.npy.json").read_text(encoding="utf-8"))
+    assert side["corpus_path"] == f"{url}/c/d.parquet"
+    assert verify_ids(tmp_path / "per" / "c" / "d.parquet.npy", gpt2, corpus=f"{url}/c/d.parquet").ids.length > 0
+
+
+@pytest.mark.parametrize("per_shard", [False, True])
+def test_closing_early_leaves_neither_array_nor_sidecar(tmp_path: Path, gpt2, per_shard: bool) -> None:
+    import threading
+
+    corpus = make_corpus(tmp_path)
+    events = export_shard_events(open_corpus(corpus), gpt2, tmp_path / "out", workers=2, per_shard=per_shard)
+    assert isinstance(next(e for e in events if isinstance(e, ShardExported)), ShardExported)
+    events.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+    assert not any(thread.name == "corpus-sha256" for thread in threading.enumerate())  # the digest stopped
