@@ -5,7 +5,8 @@ rewritten line with the rate and ETA on a terminal, and otherwise plain lines at
 (logs and CI output should not fill up with carriage returns), and checks the outputs (the array and its
 sidecar, ``IDS.npy.json``) before any work (:mod:`bpe_tui.cli.outputs`: never the corpus or the
 tokenizer, an existing file only with ``--force``). Once the two are renamed into place, Ctrl-C waits,
-so that both are saved or neither. At the end it prints the measured rate and, with ``--estimate SIZE``,
+so that both are saved or neither. ``--per-shard``'s new folder (every array with its sidecar) appears
+by one rename, so it needs no wait. At the end it prints the measured rate and, with ``--estimate SIZE``,
 how long a corpus of that size would take at that rate.
 """
 
@@ -84,6 +85,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     add_tokenizer_inputs(outputs, Path(args.tokenizer), args.merges)
     if args.per_shard:
         output = Path(args.output)
+        if not os.path.lexists(output):  # an existing one the export refuses, saying why
+            outputs.add(output, "-o")  # so that after Ctrl-C the command can tell whether the folder is saved
         events = export_shard_events(corpus, model, output, workers=args.workers, per_shard=True,
                                      text_field=args.text_field, skip_bad_records=args.skip_bad_records)
     else:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.arguments import add_corpus_options, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.export.npy_ids import IdsFileError
@@ -27,16 +27,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="check that an id array belongs to a tokenizer",
         description="Check IDS.npy against its sidecar IDS.npy.json and TOKENIZER: the tokenizer's "
         "fingerprint, the array's dtype and length, every id below the vocab size, and with --corpus that "
-        "decoding gives the corpus back byte for byte. Exit status 0: they belong together; 1: they do not "
+        "decoding gives the corpus back byte for byte (for a corpus of shards: its documents joined by the "
+        "tokenizer's first special token, as export joined them, and the shards' SHA-256). Exit status 0: they belong together; 1: they do not "
         "(or the sidecar is missing or edited); 2: the check could not run.",
     )
     parser.add_argument("ids", metavar="IDS.npy", type=path_text, help="id array written by bpe-tui export")
     parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
                         help="tokenizer file of any supported format, or its folder")
-    parser.add_argument("--corpus", metavar="FILE", type=path_text,
-                        help="also check that decoding the ids gives FILE back byte for byte")
+    parser.add_argument("--corpus", metavar="CORPUS", type=path_text,
+                        help="also check that decoding the ids gives CORPUS back byte for byte: a text file, or "
+                        "the shard, folder or quoted glob that was exported (with its --text-field)")
     parser.add_argument("--merges", metavar="PATH", type=path_text,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    add_corpus_options(parser)
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
@@ -44,7 +47,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     check_regular_file(args.ids, IdsFileError)
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
     try:
-        verified = verify_ids(args.ids, model, corpus=args.corpus)
+        verified = verify_ids(args.ids, model, corpus=args.corpus, text_field=args.text_field,
+                              skip_bad_records=args.skip_bad_records)
     except (IdsMismatch, SidecarError, IdsFileError) as error:
         sys.stderr.write(escape_token(f"bpe-tui verify: error: {error}", glyphs=False) + "\n")
         return 1
@@ -52,7 +56,11 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     line = (f"ok: {shown_path(args.ids)} holds {side.tokens:,} {side.dtype} ids made by "
             f"{side.tokenizer_name or 'the tokenizer'} (fingerprint {side.fingerprint[:12]}), all below "
             f"vocab size {model.vocab_size:,}")
-    if verified.corpus_checked:
+    if verified.corpus_of_shards:
+        joined = f", joined by {model.special_tokens[0]!r}," if model.special_tokens else ""
+        line += (f"; decoding them gives the documents of {shown_path(args.corpus)}{joined} back byte for byte, "
+                 "and its shards' SHA-256 matches")
+    elif verified.corpus_checked:
         line += f"; decoding them gives {shown_path(args.corpus)} back byte for byte"
     sys.stdout.write(escape_token(line, glyphs=False) + "\n")
     return 0

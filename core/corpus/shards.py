@@ -43,6 +43,10 @@ SHARD_NAMES = ".txt, .jsonl, .json or .parquet, optionally .gz, .bz2, .xz or .zs
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 
 
+SIDECAR_SUFFIX = ".npy.json"
+"""The end of an id array's sidecar's name (:mod:`core.export.sidecar`), which is never a shard."""
+
+
 def is_url(path: str) -> bool:
     """Whether ``path`` is a URL (read through fsspec) rather than a local path.
 
@@ -125,10 +129,17 @@ def _until_magic(parts: tuple[str, ...]) -> list[str]:
 def shard_format(name: str) -> tuple[ShardKind | None, str | None]:
     """The format and compression a file name says; the format is ``None`` for a name no shard has.
 
+    An id array's sidecar (``IDS.npy.json``, which ``export`` writes beside the array) is JSON but no
+    shard, so a folder search leaves it out: exporting into the corpus's folder does not add to the corpus.
+
     >>> shard_format("a.jsonl.gz"), shard_format("B.PARQUET"), shard_format("notes.md"), shard_format("x.gz")
     (('jsonl', 'gz'), ('parquet', None), (None, None), (None, 'gz'))
+    >>> shard_format("ids.npy.json")
+    (None, None)
     """
     lowered = name.lower()
+    if lowered.endswith(SIDECAR_SUFFIX):
+        return None, None
     compression = None
     for suffix, kind in COMPRESSIONS.items():
         if lowered.endswith(suffix):

@@ -12,6 +12,13 @@ tokenizer) encode one shard each at a time into a part file, and this process co
 the output in corpus order, so the result is the same for every worker count. With ``per_shard`` each
 shard becomes ``OUT/<its path in the corpus>.npy``, written into a temporary folder that is renamed
 into place at the end: either every array is there or none.
+
+Every array gets its sidecar (``IDS.npy.json``, :mod:`core.export.sidecar`, which says what the corpus
+fields mean for shards). The one array is saved with its sidecar through
+:func:`core.export.run.write_ids` (both or neither), after :class:`ExportSaving`; under ``per_shard``
+each array's sidecar describes its own shard and is written into the temporary folder with it, so the
+folder's one rename saves them all. The shards' SHA-256 is taken while they are encoded
+(:class:`core.export.corpus_digest.ShardsDigest`).
 """
 
 from __future__ import annotations
@@ -26,12 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from core.atomic import OutputError, atomic_directory, atomic_open, describe_write_error, temp_prefix
+from core.atomic import OutputError, atomic_directory, describe_write_error, temp_prefix
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.corpus.shards import COMPRESSIONS, Corpus, Shard, is_url
 from core.errors import SettingsError
+from core.export.corpus_digest import ShardsDigest
 from core.export.encoding import ITEM_BYTES, write_flushed
-from core.export.run import HEADER_BYTES, ExportFinished, ExportProgress, id_dtype, npy_header
+from core.export.run import (HEADER_BYTES, ExportFinished, ExportProgress, ExportSaving, id_dtype, npy_header,
+                             write_ids)
+from core.export.sidecar import IdsSidecar, sidecar_path
 from core.input_files import shown_path
 
 if TYPE_CHECKING:
@@ -138,12 +148,14 @@ def export_shard_events(
     per_shard: bool = False,
     text_field: str = "text",
     skip_bad_records: bool = False,
-) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+) -> Iterator[ExportProgress | ShardExported | ExportSaving | ExportFinished]:
     """Encode every document of ``corpus`` into ``out`` (one ``.npy``, or a new folder with ``per_shard``).
 
-    Yields a ``ShardExported`` and an ``ExportProgress`` as each shard is done, then ``ExportFinished``
-    (whose ``path`` is the folder with ``per_shard``). Closing the generator early stops the workers and
-    leaves no output and no temporary file.
+    Yields a ``ShardExported`` and an ``ExportProgress`` as each shard is done, then (one array only)
+    ``ExportSaving`` just before the array and its sidecar are renamed into place, then ``ExportFinished``.
+    With ``per_shard`` its ``path`` is the folder and its ``sidecar`` describes the export as a whole
+    (all the tokens, the corpus as given); each array's own sidecar is in the folder beside it. Closing
+    the generator early stops the workers and leaves no output and no temporary file.
 
     Raises:
         CorpusError: a bad record (unless skipped), a corrupt archive, a missing optional package.
@@ -171,47 +183,73 @@ def export_shard_events(
     dtype = id_dtype(model)
     separator = _tokenizer.encode(model.special_tokens[0])[0] if model.special_tokens else None
     options = ReadOptions(tuple(model.special_tokens), model.pattern, text_field, "strict", skip_bad_records)
-    total = corpus.total_bytes
+    digest = ShardsDigest(corpus.shards)
+    export = _Export(corpus, model, target, options, dtype, separator, workers, digest)
     try:
         if per_shard:
-            yield from _per_shard(corpus, target, options, dtype, separator, workers, total)
+            yield from _per_shard(export)
         else:
-            yield from _one_array(corpus, target, options, dtype, separator, workers, total)
+            yield from _one_array(export)
     finally:
+        digest.stop()
         _tokenizer = None
 
 
-def _run(jobs: list[ShardExportJob], workers: int) -> Iterator[tuple[int, ShardExported]]:
-    """``(job index, result)`` for each job, in the order they finish."""
+@dataclass(frozen=True, slots=True)
+class _Export:
+    """What every step of one shard export needs."""
+
+    corpus: Corpus
+    model: BPEModel
+    target: Path
+    options: ReadOptions
+    dtype: str
+    separator: int | None
+    workers: int
+    digest: ShardsDigest
+
+    def sidecar(self, tokens: int, corpus: str, size: int, sha256: str) -> IdsSidecar:
+        """The sidecar of ``tokens`` ids made from ``corpus`` (the whole corpus as given, or one shard)."""
+        return IdsSidecar.describe(self.model, dtype=self.dtype, tokens=tokens, corpus=corpus, corpus_bytes=size,
+                                   corpus_sha256=sha256)
+
+
+def _run(jobs: list[ShardExportJob], workers: int, digest: ShardsDigest) -> Iterator[tuple[int, ShardExported]]:
+    """``(job index, result)`` for each job, in the order they finish; ``digest`` hashes the shards meanwhile."""
     indexed = [(index, job) for index, job in enumerate(jobs)]
     if workers < 2 or len(jobs) < 2 or not hasattr(os, "fork"):
         for index, job in indexed:
+            digest.read_through(index + 1)  # just before its encoding: the shard is then in the page cache
             yield index, export_shard(job)
         return
     from core.train.worker_pool import WorkerPool  # here: a one-shard export never forks
 
     with WorkerPool(min(workers, len(jobs))) as pool:
-        yield from pool.map_unordered(_indexed_export, [(index, job) for index, job in indexed])
+        results = pool.map_unordered(_indexed_export, [(index, job) for index, job in indexed])
+        digest.in_background()  # only now that every worker is forked: no fork may follow a thread's start
+        yield from results
 
 
 def _indexed_export(index: int, job: ShardExportJob) -> tuple[int, ShardExported]:
     return index, export_shard(job)
 
 
-def _one_array(corpus: Corpus, target: Path, options: ReadOptions, dtype: str, separator: int | None,
-               workers: int, total: int) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
-    with atomic_open(target) as handle:
+def _one_array(export: _Export) -> Iterator[ExportProgress | ShardExported | ExportSaving | ExportFinished]:
+    corpus, target, dtype, separator = export.corpus, export.target, export.dtype, export.separator
+    total = corpus.total_bytes
+    with write_ids(target) as ids:
+        handle = ids.handle
         write_flushed(handle, bytes(HEADER_BYTES), target)
         try:
             parts = Path(tempfile.mkdtemp(prefix=temp_prefix(target), suffix=".tmpdir", dir=target.parent))
         except OSError as error:
             raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
         try:
-            jobs = [ShardExportJob(shard, str(parts / f"{index}.ids"), options, dtype, separator, False)
+            jobs = [ShardExportJob(shard, str(parts / f"{index}.ids"), export.options, dtype, separator, False)
                     for index, shard in enumerate(corpus.shards)]
             finished: dict[int, ShardExported] = {}
             copied = tokens = done = documents = 0
-            for index, result in _run(jobs, workers):
+            for index, result in _run(jobs, export.workers, export.digest):
                 finished[index] = result
                 done += result.size
                 yield result
@@ -233,7 +271,10 @@ def _one_array(corpus: Corpus, target: Path, options: ReadOptions, dtype: str, s
         assert handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a shard"
         handle.seek(0)
         write_flushed(handle, npy_header(dtype, tokens), target)
-    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total)
+        sidecar = export.sidecar(tokens, corpus.spec, total, export.digest.finish()[0])
+        ids.describe(sidecar)
+        yield ExportSaving(path=target, sidecar=sidecar_path(target))
+    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total, sidecar=sidecar)
 
 
 def _id_bytes(token: int, dtype: str) -> bytes:
@@ -243,19 +284,33 @@ def _id_bytes(token: int, dtype: str) -> bytes:
     return ids.tobytes()
 
 
-def _per_shard(corpus: Corpus, target: Path, options: ReadOptions, dtype: str, separator: int | None,
-               workers: int, total: int) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+def _per_shard(export: _Export) -> Iterator[ExportProgress | ShardExported | ExportFinished]:
+    corpus, target = export.corpus, export.target
     if os.path.lexists(target):
         raise OutputError(f"-o {shown_path(target)}: already exists; --per-shard writes a new folder, give one")
+    total = corpus.total_bytes
     tokens = done = 0
     with atomic_directory(target) as folder:
         jobs = []
         for shard, name in zip(corpus.shards, shard_output_names(corpus)):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            jobs.append(ShardExportJob(shard, str(folder / name), options, dtype, separator, True))
-        for _, result in _run(jobs, workers):
+            jobs.append(ShardExportJob(shard, str(folder / name), export.options, export.dtype, export.separator, True))
+        results: dict[int, ShardExported] = {}
+        for index, result in _run(jobs, export.workers, export.digest):
+            results[index] = result
             done += result.size
             tokens += result.tokens
             yield result
             yield ExportProgress(done_bytes=done, total_bytes=total, tokens=tokens)
-    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total)
+        whole, each = export.digest.finish()
+        for index, (job, shard) in enumerate(zip(jobs, corpus.shards)):
+            # Inside the temporary folder: its one rename saves every array with its sidecar, or none.
+            side = export.sidecar(results[index].tokens, shard.path, shard.size, each[index])
+            where = sidecar_path(job.part)
+            try:
+                with open(where, "wb") as handle:
+                    write_flushed(handle, side.to_bytes(), where)
+            except OSError as error:
+                raise OutputError(f"cannot write {shown_path(where)}: {describe_write_error(error)}") from None
+    sidecar = export.sidecar(tokens, corpus.spec, total, whole)
+    yield ExportFinished(path=target, tokens=tokens, dtype=export.dtype, corpus_bytes=total, sidecar=sidecar)

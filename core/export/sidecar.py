@@ -14,11 +14,19 @@ Its fields, exactly::
     vocab_size        its number of tokens
     special_tokens    its special tokens
     dtype, tokens     the array's id type ("uint16"/"uint32") and length
-    corpus_path       the corpus, as an absolute path when the export ran
-    corpus_bytes      its size
+    corpus_path       the corpus as given, made absolute when the export ran (a URL stays as it is)
+    corpus_bytes      its size on disk
     corpus_sha256     its SHA-256
     bpe_tui_version   the version that wrote the file
     created           when, in UTC (ISO 8601, to the second)
+
+For a corpus of shards (a folder, a glob, JSON lines, Parquet, compressed files) the corpus fields
+describe the shards as stored: ``corpus_path`` is the corpus as given (the folder, the glob pattern, the
+file or the URL), ``corpus_bytes`` the shards' sizes on disk added up (compressed, where they are), and
+``corpus_sha256`` the SHA-256 of the shards' stored bytes one after another in corpus order (for one
+shard, the file's own SHA-256: ``sha256sum`` agrees; for several, ``cat`` them in that order first). With
+``export --per-shard`` each array's sidecar describes its own shard. The digest is taken while the
+export runs (:class:`core.export.corpus_digest.ShardsDigest`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from core.corpus.shards import is_url
 from core.errors import BPEError
 from core.fingerprint import fingerprint
 from core.input_files import os_problem, shown_path
@@ -86,9 +95,10 @@ class IdsSidecar:
     created: str
 
     @classmethod
-    def describe(cls, model: BPEModel, *, dtype: str, tokens: int, corpus: Path, corpus_bytes: int,
+    def describe(cls, model: BPEModel, *, dtype: str, tokens: int, corpus: str | Path, corpus_bytes: int,
                  corpus_sha256: str, created: datetime.datetime | None = None) -> IdsSidecar:
-        """The sidecar of ``tokens`` ids of type ``dtype`` that ``model`` made from ``corpus``.
+        """The sidecar of ``tokens`` ids of type ``dtype`` that ``model`` made from ``corpus`` (a path,
+        a glob pattern or a URL).
 
         >>> from core.model import BPEModel
         >>> side = IdsSidecar.describe(BPEModel({0: b"a"}, [], name="t"), dtype="uint16", tokens=0,
@@ -106,7 +116,7 @@ class IdsSidecar:
             special_tokens=list(model.special_tokens),
             dtype=dtype,
             tokens=tokens,
-            corpus_path=os.path.abspath(corpus),
+            corpus_path=str(corpus) if is_url(str(corpus)) else os.path.abspath(corpus),
             corpus_bytes=corpus_bytes,
             corpus_sha256=corpus_sha256,
             bpe_tui_version=package_version(),

@@ -10,20 +10,31 @@ in order, each failing with one line that says what differs:
 3. every id is in the tokenizer's vocabulary (below its vocab size);
 4. optionally, decoding the ids gives the corpus back byte for byte, and the corpus's size and SHA-256
    are the ones the sidecar records.
+
+A corpus of shards (a folder, a glob, JSON lines, Parquet, compressed files) is checked as its export
+made it: decoding gives back its documents joined by the tokenizer's first special token (one after
+another if it has none), read with the same ``text_field`` and ``skip_bad_records``, and the shards'
+stored bytes have the size and SHA-256 the sidecar records (:mod:`core.export.sidecar` says how they are
+counted). An array of ``export --per-shard`` is checked against its own shard.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+from core.corpus import Corpus, open_corpus
+from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.errors import BPEError, CorpusError
+from core.export.corpus_digest import ShardsDigest
 from core.export.npy_ids import IdsFileError, NpyIds, read_npy_header
 from core.export.sidecar import IdsSidecar, SidecarError, read_sidecar, sidecar_path
 from core.fingerprint import fingerprint
-from core.input_files import check_regular_file, os_problem, shown_path
+from core.input_files import os_problem, shown_path
 from core.model import BPEModel
 
 __all__ = ["IdsMismatch", "Verified", "verify_ids", "first_unknown_id"]
@@ -40,6 +51,8 @@ class Verified:
     ids: NpyIds
     sidecar: IdsSidecar
     corpus_checked: bool
+    corpus_of_shards: bool = False
+    """The corpus was checked as a corpus of shards: documents joined, the shards' digest."""
 
 
 def _label(model: BPEModel, print_: str) -> str:
@@ -101,37 +114,90 @@ def _check_array(ids: NpyIds, side: IdsSidecar, shown_ids: str, shown_side: str)
         raise IdsMismatch(str(error)) from None
 
 
-def _check_corpus(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Path, shown_ids: str,
-                  shown_side: str) -> None:
-    shown = shown_path(corpus)
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+
+class _JoinedDocuments:
+    """The documents of a corpus of shards as its export joined them, read like a file (``read(n)``)."""
+
+    def __init__(self, corpus: Corpus, options: ReadOptions, separator: bytes | None) -> None:
+        self._pieces = self._all(corpus, options, separator)
+        self._pending = b""
+
+    @staticmethod
+    def _all(corpus: Corpus, options: ReadOptions, separator: bytes | None) -> Iterator[bytes]:
+        documents = 0
+        skipped = SkippedRecords()
+        for shard in corpus.shards:
+            for text, continues in shard_documents(shard, options, skipped):
+                if not continues:
+                    if documents and separator is not None:
+                        yield separator
+                    documents += 1
+                yield text.encode("utf-8")
+
+    def read(self, size: int) -> bytes:
+        while len(self._pending) < size:
+            piece = next(self._pieces, None)
+            if piece is None:
+                break
+            self._pending += piece
+        data, self._pending = self._pending[:size], self._pending[size:]
+        return data
+
+
+def _check_decoded(ids: NpyIds, model: BPEModel, source: _Readable, shown: str, shown_ids: str) -> str:
+    """Compare the decoded ids with ``source``'s bytes; the hex SHA-256 of the bytes read."""
     token_of = model.vocab.__getitem__  # every id is known to be in the vocabulary by now
     sha = hashlib.sha256()
     offset = 0
+    for block in ids.blocks():
+        data = b"".join(map(token_of, block))
+        text = source.read(len(data))
+        sha.update(text)
+        if text != data:
+            at = offset + next((i for i, (a, b) in enumerate(zip(text, data)) if a != b), min(len(text), len(data)))
+            raise IdsMismatch(f"decoding {shown_ids} does not give {shown} back: they differ from byte "
+                              f"{at:,} on; it is not the corpus these ids were made from")
+        offset += len(data)
+    if source.read(1):
+        raise IdsMismatch(f"decoding {shown_ids} gives only the first {offset:,} bytes of {shown}; "
+                          "it is not the corpus these ids were made from (or the ids were cut)")
+    return sha.hexdigest()
+
+
+def _check_corpus(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Path, shown_ids: str,
+                  shown_side: str) -> None:
+    shown = shown_path(corpus)
     try:
         with open(corpus, "rb") as handle:
-            for block in ids.blocks():
-                data = b"".join(map(token_of, block))
-                text = handle.read(len(data))
-                sha.update(text)
-                if text != data:
-                    at = offset + next((i for i, (a, b) in enumerate(zip(text, data)) if a != b), min(len(text), len(data)))
-                    raise IdsMismatch(f"decoding {shown_ids} does not give {shown} back: they differ from byte "
-                                      f"{at:,} on; it is not the corpus these ids were made from")
-                offset += len(data)
-            rest = handle.read(1)
-            if rest:
-                raise IdsMismatch(f"decoding {shown_ids} gives only the first {offset:,} bytes of {shown}; "
-                                  "it is not the corpus these ids were made from (or the ids were cut)")
+            sha = _check_decoded(ids, model, handle, shown, shown_ids)
     except OSError as problem:
         raise CorpusError(f"{shown}: {os_problem(problem)}") from None
-    if offset != side.corpus_bytes or sha.hexdigest() != side.corpus_sha256:
+    if corpus.stat().st_size != side.corpus_bytes or sha != side.corpus_sha256:
         raise IdsMismatch(f"{shown_side} was edited: decoding {shown_ids} gives {shown} back, but the sidecar "
                           "records another size or SHA-256 for it; export the ids again")
 
 
+def _check_shards(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Corpus, options: ReadOptions,
+                  shown_ids: str, shown_side: str) -> None:
+    special = model.special_tokens[0] if model.special_tokens else None
+    shown = shown_path(corpus.spec) + (f"'s documents joined by {special!r}" if special else "'s documents")
+    documents = _JoinedDocuments(corpus, options, special.encode("utf-8") if special else None)
+    _check_decoded(ids, model, documents, shown, shown_ids)
+    whole, _ = ShardsDigest(corpus.shards).finish()
+    if corpus.total_bytes != side.corpus_bytes or whole != side.corpus_sha256:
+        raise IdsMismatch(f"{shown_side} was edited, or {shown_path(corpus.spec)}'s shards were: decoding "
+                          f"{shown_ids} gives the documents back, but the sidecar records another size or SHA-256 "
+                          "for the shards; export the ids again")
+
+
 def verify_ids(ids_path: str | os.PathLike[str], model: BPEModel, *,
-               corpus: str | os.PathLike[str] | None = None) -> Verified:
-    """Check that the id file ``ids_path``, its sidecar and ``model`` belong together (and ``corpus``).
+               corpus: str | os.PathLike[str] | None = None, text_field: str = "text",
+               skip_bad_records: bool = False) -> Verified:
+    """Check that the id file ``ids_path``, its sidecar and ``model`` belong together (and ``corpus``:
+    a text file, or a corpus of shards read with ``text_field`` and ``skip_bad_records`` as exported).
 
     Raises:
         IdsMismatch: they do not (see the module docstring for what is checked); one line.
@@ -159,8 +225,14 @@ def verify_ids(ids_path: str | os.PathLike[str], model: BPEModel, *,
     if unknown is not None:
         raise IdsMismatch(f"{shown_ids}: id {unknown[0]:,} at position {unknown[1]:,} is not in the vocabulary "
                           f"(vocab size {model.vocab_size:,}); the ids were not made by this tokenizer")
+    of_shards = False
     if corpus is not None:
-        path = check_regular_file(corpus, CorpusError)
-        _check_corpus(ids, side, model, path, shown_ids, shown_side)
-    return Verified(ids, side, corpus is not None)
+        shards = open_corpus(corpus)
+        of_shards = not shards.single_plain_text
+        if of_shards:
+            options = ReadOptions(tuple(model.special_tokens), model.pattern, text_field, "strict", skip_bad_records)
+            _check_shards(ids, side, model, shards, options, shown_ids, shown_side)
+        else:
+            _check_corpus(ids, side, model, Path(shards.spec), shown_ids, shown_side)
+    return Verified(ids, side, corpus is not None, of_shards)
 

@@ -14,6 +14,7 @@ as it would had the signal come at this moment. The points:
 * ``reading``: decoding a chunk of the corpus while training, here and in the reading workers;
 * ``merging``: just after the fifth merge of a training run;
 * ``exporting``: encoding any chunk after the warm-up chunk of an export, here and in its workers;
+* ``exporting-shard``: encoding any shard of a corpus of shards, here or in the export's workers;
 * ``before-rename`` / ``after-rename``: just before or after the rename that puts a saved file (or a new
   folder) in place; ``before-rename:N`` waits at the Nth rename of the run (GPT-2's new folder is the
   third: vocab.json and merges.txt inside it go first).
@@ -139,6 +140,16 @@ def patch(point: str) -> None:
             return encode_range(tokenizer, path, start, end, dtype)
 
         core.export.encoding.encode_range = waiting_encode_range
+    elif point == "exporting-shard":
+        import core.export.shards
+
+        export_shard = core.export.shards.export_shard
+
+        def waiting_export_shard(job):
+            wait_here(point)
+            return export_shard(job)
+
+        core.export.shards.export_shard = waiting_export_shard
     else:
         raise SystemExit(f"unknown point {point!r}")
 

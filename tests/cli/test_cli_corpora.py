@@ -106,6 +106,51 @@ def test_export_one_array_and_per_shard(tmp_path: Path, capsys: pytest.CaptureFi
     assert_one_line_error((code, captured.out, captured.err), "per: already exists")
 
 
+def test_verify_shard_exports_with_their_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    assert main(["train", str(corpus), "--vocab-size", "300", "--special-token", SPECIAL,
+                 "-o", str(tmp_path / "tok.json")]) == 0
+    assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "ids.npy")]) == 0
+    assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "per"), "--per-shard"]) == 0
+    assert sorted(p.name for p in (tmp_path / "per").iterdir()) == [
+        "a.jsonl.npy", "a.jsonl.npy.json", "b.parquet.npy", "b.parquet.npy.json"]
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "ids.npy"), str(tmp_path / "tok.json"), "--corpus", str(corpus)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok: ") and out.endswith(
+        f"decoding them gives the documents of {corpus}, joined by '{SPECIAL}', back byte for byte, "
+        "and its shards' SHA-256 matches\n")
+    for array, shard in (("a.jsonl.npy", "a.jsonl.gz"), ("b.parquet.npy", "b.parquet")):
+        assert main(["verify", str(tmp_path / "per" / array), str(tmp_path / "tok.json"),
+                     "--corpus", str(corpus / shard)]) == 0
+    capsys.readouterr()
+    code = main(["verify", str(tmp_path / "per" / "a.jsonl.npy"), str(tmp_path / "tok.json"), "--corpus", str(corpus)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.err.startswith("bpe-tui verify: error: ") and captured.err.count("\n") == 1
+    assert "gives only the first" in captured.err
+
+
+def test_verify_reads_the_corpus_with_the_exports_text_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "body.jsonl"
+    corpus.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS[:20]), encoding="utf-8")
+    tok = Path(__file__).resolve().parents[2] / "samples" / "gpt2" / "vocab.json"
+    assert main(["export", str(corpus), str(tok), "-o", str(tmp_path / "ids.npy"), "--text-field", "body"]) == 0
+    capsys.readouterr()
+    code = main(["verify", str(tmp_path / "ids.npy"), str(tok), "--corpus", str(corpus)])
+    captured = capsys.readouterr()
+    assert_one_line_error((code, captured.out, captured.err), "no 'text' field")
+    assert main(["verify", str(tmp_path / "ids.npy"), str(tok), "--corpus", str(corpus), "--text-field", "body"]) == 0
+
+
+def test_a_sidecar_in_the_corpus_folder_is_no_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    tok = Path(__file__).resolve().parents[2] / "samples" / "gpt2" / "vocab.json"
+    assert main(["export", str(corpus), str(tok), "-o", str(corpus / "ids.npy")]) == 0
+    first = np.load(corpus / "ids.npy").tolist()
+    assert main(["export", str(corpus), str(tok), "-o", str(tmp_path / "again.npy")]) == 0
+    assert np.load(tmp_path / "again.npy").tolist() == first
+
+
 def test_export_onto_a_shard_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     corpus = make_corpus(tmp_path)
     assert main(["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path / "tok.json")]) == 0

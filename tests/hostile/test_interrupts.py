@@ -29,7 +29,9 @@ import pytest
 from bpe_tui.__main__ import main
 from bpe_tui.cli.outputs import Outputs
 from core.encode.tokenizer import Tokenizer
+from core.export.verify import verify_ids
 from core.formats import load_tokenizer
+from tests.core.corpus.corpus_cases import sample_documents, write_shard
 from tests.hostile.hostile_cases import (
     ENGLISH,
     WaitingCommand,
@@ -60,6 +62,21 @@ def _export(folder: Path) -> list[str | Path]:
     return ["export", folder / "corpus.txt", folder / "tok.json", "-o", folder / "out" / "ids.npy", "--workers", "2"]
 
 
+SHARD_DOCUMENTS = sample_documents()[:80]
+
+
+def _export_shards(folder: Path) -> list[str | Path]:
+    """A corpus of two shards (its documents are joined by the special token) into one array."""
+    write_shard(folder / "shards", "a.jsonl", SHARD_DOCUMENTS[:40])
+    write_shard(folder / "shards", "b.jsonl.gz", SHARD_DOCUMENTS[40:])
+    return ["export", folder / "shards", folder / "tok.json", "-o", folder / "out" / "ids.npy", "--workers", "2"]
+
+
+def _export_per_shard(folder: Path) -> list[str | Path]:
+    argv = _export_shards(folder)
+    return argv[:4] + [folder / "out" / "per", "--per-shard", "--workers", "2"]
+
+
 def _convert_gpt2(folder: Path) -> list[str | Path]:
     return ["convert", folder / "tok.json", folder / "out" / "gpt2", "--to", "gpt2"]
 
@@ -79,6 +96,7 @@ def _inspect(folder: Path) -> list[str | Path]:
 TRAINED = ("e.jsonl", "tok.json")
 GPT2 = ("gpt2", "gpt2/merges.txt", "gpt2/vocab.json")
 EXPORTED = ("ids.npy", "ids.npy.json")
+PER_SHARD = ("per", "per/a.jsonl.npy", "per/a.jsonl.npy.json", "per/b.jsonl.npy", "per/b.jsonl.npy.json")
 
 STOPS: dict[str, Stop] = {
     "train: importing": Stop("importing", _train, (), 130),
@@ -95,6 +113,12 @@ STOPS: dict[str, Stop] = {
     "export: after the array's rename": Stop("after-rename:1", _export, EXPORTED, 0),
     "export: before the sidecar's rename": Stop("before-rename:2", _export, EXPORTED, 0),
     "export: after the sidecar's rename": Stop("after-rename:2", _export, EXPORTED, 0),
+    "export shards: encoding, in both workers": Stop("exporting-shard", _export_shards, (), 130, processes=2),
+    "export shards: before the array's rename": Stop("before-rename:1", _export_shards, EXPORTED, 0),
+    "export shards: after the sidecar's rename": Stop("after-rename:2", _export_shards, EXPORTED, 0),
+    "export --per-shard: encoding, in both workers": Stop("exporting-shard", _export_per_shard, (), 130, processes=2),
+    "export --per-shard: before the folder's rename": Stop("before-rename:1", _export_per_shard, (), 130),
+    "export --per-shard: after the folder's rename": Stop("after-rename:1", _export_per_shard, PER_SHARD, 0),
     "convert gpt2: parsing": Stop("parsing", _convert_gpt2, (), 130),
     "convert gpt2: before vocab.json's rename": Stop("before-rename:1", _convert_gpt2, GPT2, 0),
     "convert gpt2: after merges.txt's rename": Stop("after-rename:2", _convert_gpt2, GPT2, 0),
@@ -153,7 +177,13 @@ def _check_complete(folder: Path, command: str, left: tuple[str, ...]) -> None:
         model = load_tokenizer(out / "tok.json")
         records = [json.loads(line) for line in (out / "e.jsonl").read_text().splitlines()]
         assert records[-1]["event"] == "finished" and records[-1]["merges"] == len(model.merges)
-    if "ids.npy" in left:
+    if (folder / "shards").exists():  # a corpus of shards: the ids give its documents back, as verify checks
+        model = load_tokenizer(folder / "tok.json")
+        for ids, shard in (("ids.npy", "shards"), ("per/a.jsonl.npy", "shards/a.jsonl"),
+                           ("per/b.jsonl.npy", "shards/b.jsonl.gz")):
+            if ids in left:
+                assert verify_ids(out / ids, model, corpus=folder / shard).sidecar.tokens > 0
+    elif "ids.npy" in left:
         text = (folder / "corpus.txt").read_text()
         ids = Tokenizer.from_model(load_tokenizer(folder / "tok.json")).encode(text)
         assert (out / "ids.npy").stat().st_size == 128 + 2 * len(ids)
