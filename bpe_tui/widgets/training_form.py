@@ -19,11 +19,11 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
 from core.errors import SettingsError
+from core.limits import max_workers
 
 from bpe_tui.training_process import TrainingSpec
 
 MAX_VOCAB_SIZE = 1_000_000
-MAX_WORKERS = 256
 
 DEFAULT_VOCAB = "1000"
 """The vocab size field at first: big enough to be interesting, trained on the samples in about a second."""
@@ -91,7 +91,7 @@ def parse_settings(
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
     size = _whole(vocab, "vocab size", 256, MAX_VOCAB_SIZE, errors)
-    count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, MAX_WORKERS, errors)
+    count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, max_workers(), errors)
     frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
     if size is not None and size < 256 + len(tokens):
         errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {len(tokens)} specials)")

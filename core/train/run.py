@@ -46,6 +46,7 @@ from core.train.reading import (
     file_sha256,
 )
 from core.errors import SettingsError
+from core.limits import check_utf8_path, check_workers
 from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.model import BPEModel, TrainingInfo
@@ -127,10 +128,12 @@ class TrainingRun:
         problem = pattern_problem(pattern)
         if problem is not None:  # a tokenizer trained on it would drop text, and no loader would take it
             raise SettingsError(f"split pattern {pattern!r:.60} {problem}")
-        if workers is not None and (not isinstance(workers, int) or workers < 1):
-            raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
+        if workers is not None:  # None: one per core
+            check_workers(workers)
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
+        if input_path is not None:  # the tokenizer records it as UTF-8 text, so refuse now, not when saving
+            check_utf8_path(input_path, "input_path")
         self.path = check_corpus_path(input_path) if input_path is not None else None
         self.text = text
         self.vocab_size = vocab_size
