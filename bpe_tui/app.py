@@ -44,7 +44,7 @@ from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings

@@ -10,7 +10,8 @@ from typing import Protocol
 
 from core.train.memory import RSSProbe
 
-from bpe_tui.training_process import TrainingProcess, TrainingSource, TrainingSpec
+from bpe_tui.training_process import TrainingProcess, TrainingSource
+from bpe_tui.training_spec import TrainingSpec
 
 
 class Probe(Protocol):

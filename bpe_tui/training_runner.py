@@ -34,9 +34,9 @@ from bpe_tui.training_process import (
     TrainingFailed,
     TrainingProcess,
     TrainingSource,
-    TrainingSpec,
     measure,
 )
+from bpe_tui.training_spec import TrainingSpec
 
 
 def trained_name(spec: TrainingSpec, model: BPEModel) -> str:

@@ -26,6 +26,7 @@ from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, finish_events, write_event
 from bpe_tui.text import unlisted_markers_line
+from bpe_tui.training_spec import TrainingSpec, training_run
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.markers import count_markers
 from core.errors import SettingsError
@@ -110,14 +111,15 @@ def train_command(
     stream = stderr if stderr is not None else sys.stderr
     if outputs is None:
         outputs = Outputs("train", force=getattr(args, "force", False))
-    training = TrainingRun(
-        args.corpus,
-        args.vocab_size,
-        args.special_tokens,
+    spec = TrainingSpec(
+        vocab_size=args.vocab_size,
+        corpus_path=Path(args.corpus),
+        special_tokens=tuple(args.special_tokens),
         workers=args.workers,
         min_frequency=args.min_frequency,
         errors=args.errors,
     )
+    training = training_run(spec)
     assert training.path is not None
     output = Path(args.output) if args.output is not None else default_output(training.path, args.vocab_size)
     events = Path(args.events) if args.events is not None else None

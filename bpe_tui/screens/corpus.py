@@ -22,7 +22,8 @@ from core.errors import CorpusError
 from bpe_tui.messages import SessionChanged
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
-from bpe_tui.training_process import Throttle, TrainingSpec
+from bpe_tui.training_process import Throttle
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
 from bpe_tui.widgets.training_form import TrainingForm
 

@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Label, Static
 from core.errors import SettingsError
 from core.limits import max_workers
 
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_spec import TrainingSpec
 
 MAX_VOCAB_SIZE = 1_000_000
 

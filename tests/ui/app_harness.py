@@ -20,7 +20,8 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from bpe_tui.app import BpeTuiApp
 from bpe_tui.services import Services
 from bpe_tui.session import Session
-from bpe_tui.training_process import ReplaySource, SourceEvent, TrainingSpec, measure
+from bpe_tui.training_process import ReplaySource, SourceEvent, measure
+from bpe_tui.training_spec import TrainingSpec
 from core.train.events import MergeMade, TrainingFinished
 from core.train.run import TrainingRun
 

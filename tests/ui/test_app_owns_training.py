@@ -15,7 +15,7 @@ from bpe_tui.messages import TrainingChanged
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
 from bpe_tui.widgets.merge_table import MergeTable

@@ -10,7 +10,7 @@ from textual.notifications import Notify
 
 from bpe_tui.app import startup_text
 from bpe_tui.screens.corpus import CorpusScreen
-from bpe_tui.training_process import TrainingSpec, training_run
+from bpe_tui.training_spec import TrainingSpec, training_run
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from bpe_tui.widgets.training_form import default_settings
 from core.encode.tokenizer import Tokenizer
