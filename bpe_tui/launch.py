@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bpe_tui import __version__
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="tokenizer files and/or corpus files")
     parser.add_argument("--theme", default=None, help="a Textual theme name (e.g. textual-dark)")
     parser.add_argument("--no-train", action="store_true", help="do not train the sample tokenizer at start-up")
+    parser.add_argument("-V", "--version", action="version", version=f"bpe-tui {__version__}")
     return parser
 
 
