@@ -44,6 +44,7 @@ from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
+from bpe_tui.text import counted
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
@@ -280,7 +281,7 @@ class BpeTuiApp(App[None]):
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         model = message.model
         self.notify(
-            f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now; "
+            f"{counted(len(model.merges), 'merge')}, vocab {model.vocab_size:,}. Every pane can use it now; "
             "ctrl+s saves it.",
             title="Training finished",
             markup=False,
@@ -299,7 +300,7 @@ class BpeTuiApp(App[None]):
         index = self.session.add_tokenizer(message.loaded, activate=False)
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         self.notify(
-            f"Stopped after {message.merges_done:,} merges; ctrl+s saves them (recorded as stopped).",
+            f"Stopped after {counted(message.merges_done, 'merge')}; ctrl+s saves them (recorded as stopped).",
             title="Training stopped",
             markup=False,
         )

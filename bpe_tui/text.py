@@ -228,6 +228,20 @@ def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
     return f"{markers.total:,} <|…|> {what} ({', '.join(names)}) and will be trained as ordinary text"
 
 
+# ------------------------------------------------------------------------------------------------ counts
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` with thousands separators and ``noun`` in the number it takes (``plural`` if not noun + s).
+
+    >>> counted(1, "special"), counted(0, "special"), counted(12_000, "merge"), counted(1, "byte")
+    ('1 special', '0 specials', '12,000 merges', '1 byte')
+    >>> counted(3, "process", "processes")
+    '3 processes'
+    """
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
 # ----------------------------------------------------------------------------------- sizes, rates, times
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from bpe_tui.cli.arguments import path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import BPEModel
@@ -57,7 +57,8 @@ def _shown(text: str) -> str:
 def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True) -> list[str]:
     """The report, line by line (separate from printing so tests and the app can reuse it)."""
     split = vocab_split(model)
-    size = f"{model.vocab_size:,} = {split.byte_tokens} bytes + {split.merges:,} merges + {split.specials} special"
+    size = (f"{model.vocab_size:,} = {counted(split.byte_tokens, 'byte')} + {counted(split.merges, 'merge')} + "
+            f"{counted(split.specials, 'special')}")
     if split.other:
         size += f" + {split.other:,} other"
     ids = {token: token_id for token_id, token in model.vocab.items()}

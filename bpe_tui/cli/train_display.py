@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
 from core.model import BPEModel
 from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.memory import RSSProbe, peak_rss_self_bytes
@@ -139,7 +139,7 @@ def summary_line(stats: TrainingStats, finished: TrainingFinished, written: list
     reason = StopReason(finished.reason).wording
     where = ", ".join(_shown(path) for path in written)
     line = (
-        f"trained {len(model.merges):,} merges ({reason}), vocab size {model.vocab_size:,}, "
+        f"trained {counted(len(model.merges), 'merge')} ({reason}), vocab size {model.vocab_size:,}, "
         f"in {format_duration(stats.elapsed)}, peak RSS {format_bytes(stats.peak_rss)}; saved to {where}"
     )
     if events is not None:

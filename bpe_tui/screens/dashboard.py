@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header
 from core.train.events import MergeMade, StopReason
 
 from bpe_tui.messages import TrainingChanged
+from bpe_tui.text import counted
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
@@ -165,10 +166,10 @@ class DashboardScreen(Screen):
         else:
             assert isinstance(outcome, TrainingRunner.Stopped)
             if outcome.loaded is not None:
-                note = f"stopped after {outcome.merges_done:,} merges; ctrl+s saves them (recorded as stopped)"
+                note = f"stopped after {counted(outcome.merges_done, 'merge')}; ctrl+s saves them (recorded as stopped)"
             else:
                 note = "stopped before the first merge; nothing to save"
-            panel.show_outcome("stopped", complete=False, detail=f"at {outcome.merges_done:,} merges", note=note)
+            panel.show_outcome("stopped", complete=False, detail=f"at {counted(outcome.merges_done, 'merge')}", note=note)
             unmeasured = "not measured: the run stopped before a measurement"
         if self._training.measured is None:
             self.query_one(SparklinePanel).show_unmeasured(unmeasured)

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
@@ -46,8 +46,8 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
         (loaded.name, "bold $accent"),
-        f"  {model.vocab_size:,} tokens = {split.byte_tokens} bytes + {split.merges:,} merges + "
-        f"{split.specials} special",
+        f"  {counted(model.vocab_size, 'token')} = {counted(split.byte_tokens, 'byte')} + "
+        f"{counted(split.merges, 'merge')} + {counted(split.specials, 'special')}",
     ]
     if split.other:
         parts.append(f" + {split.other:,} other")
@@ -56,7 +56,7 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
     if model.training is not None and model.training.stopped_after is not None:
-        parts += [("  stopped by the user after ", "dim"), f"{model.training.stopped_after:,} merges"]
+        parts += [("  stopped by the user after ", "dim"), counted(model.training.stopped_after, "merge")]
     return Content.assemble(*parts)
 
 

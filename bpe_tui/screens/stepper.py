@@ -21,7 +21,7 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.render import tokens_content
 from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
 
 SOURCES = ("toy", "english", "japanese", "tokenizer")
 """Where steps come from: live training on a sample (``toy``...) or the active tokenizer's merges."""
@@ -337,7 +337,7 @@ class StepperScreen(Screen):
         nbytes = len(text.encode("utf-8"))
         count = len(spans)
         summary = Content.styled(
-            f"{count} tokens · {nbytes / count if count else 0:.2f} bytes/token · "
+            f"{counted(count, 'token')} · {nbytes / count if count else 0:.2f} bytes/token · "
             f"{len(text) / count if count else 0:.2f} chars/token",
             "dim",
         )

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Static
 from core.errors import SettingsError
 from core.limits import max_workers
 
+from bpe_tui.text import counted
 from bpe_tui.training_spec import TrainingSpec
 
 MAX_VOCAB_SIZE = 1_000_000
@@ -94,7 +95,7 @@ def parse_settings(
     count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, max_workers(), errors)
     frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
     if size is not None and size < 256 + len(tokens):
-        errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {len(tokens)} specials)")
+        errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {counted(len(tokens), 'special')})")
     if errors or size is None or frequency is None:
         return None, errors
     try:
