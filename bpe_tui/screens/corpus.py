@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 
 from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
 from core.errors import CorpusError
+from core.input_files import os_problem, shown_path
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.sample_files import not_corpora
@@ -90,6 +91,7 @@ class CorpusScreen(Screen):
 
         path: Path
         reason: str
+        """The whole one-line message, naming the path once."""
 
     def __init__(self, session: Session, *, corpus_root: Path) -> None:
         """Args:
@@ -169,8 +171,10 @@ class CorpusScreen(Screen):
                     return
                 if stats.complete or throttle.ready():
                     self.post_message(self.StatsScanned(stats, special_tokens))
-        except OSError as error:
-            self.post_message(self.ScanFailed(path, error.strerror or str(error)))
+        except CorpusError as error:  # the file cannot be used: the message names the path already
+            self.post_message(self.ScanFailed(path, str(error)))
+        except OSError as error:  # reading failed part-way: the system's words, the path still to add
+            self.post_message(self.ScanFailed(path, f"{shown_path(path)}: {os_problem(error)}"))
 
     def on_corpus_screen_preview_read(self, message: PreviewRead) -> None:
         if message.path == self._session.corpus_path:
@@ -183,7 +187,7 @@ class CorpusScreen(Screen):
 
     def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
         self._shown = None
-        self.query_one(CorpusStatsView).show_message(f"{message.path.name}: {message.reason}", error=True)
+        self.query_one(CorpusStatsView).show_message(message.reason, error=True)
 
     # -- actions ------------------------------------------------------------------------------------------------
 

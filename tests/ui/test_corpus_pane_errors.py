@@ -1,0 +1,42 @@
+"""The corpus pane's message for a file it cannot use names the path once, in one line, with the fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+
+from bpe_tui.widgets.corpus_stats import CorpusStatsView
+from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+
+
+def unusable(kind: str, folder: Path) -> tuple[Path, str]:
+    """A corpus path of ``kind`` and the words its message must hold."""
+    if kind == "fifo":
+        path = folder / "pipe.txt"
+        os.mkfifo(path)
+        return path, "is a named pipe (FIFO), not a regular file; copy its content to a regular file first"
+    if kind == "folder":
+        path = folder / "texts.txt"
+        path.mkdir()
+        return path, "is a directory; give a file inside it"
+    return folder / "gone.txt", "no such file; check the path"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("kind", ["fifo", "folder", "missing"])
+async def test_a_file_that_cannot_be_used_is_named_once(kind: str, tmp_path: Path) -> None:
+    path, words = unusable(kind, tmp_path)
+    seen: list[Message] = []
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        shown = str(app.screen.query_one(CorpusStatsView).content)
+        assert shown == f"{path}: {words}"
+        await pilot.press("ctrl+t")  # training it is refused with the same line
+        await settle(pilot)
+    refusals = [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.severity == "error"]
+    assert refusals == [f"{path}: {words}"]
