@@ -10,6 +10,7 @@ UTF-8 character are shown as ``\\xe3`` rather than as a bare U+FFFD. Sizes are i
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -184,6 +185,16 @@ def escape_token(
         units = [*kept, ELLIPSIS]
     shown = "".join(units)
     return f'"{shown}"' if quote else shown
+
+
+def shown_text(text: str | os.PathLike[str]) -> str:
+    """A name or path from a file or the file system, safe to show in one line: control characters and
+    escape sequences written out, undecodable bytes as ``\\xNN``, spaces kept as spaces.
+
+    >>> shown_text("evil\\x1b]0;pwned\\x07 name"), shown_text("[bold]x")
+    ('evil\\\\x1b]0;pwned\\\\x07 name', '[bold]x')
+    """
+    return escape_token(os.fsdecode(os.fspath(text)).encode("utf-8", "surrogateescape"), glyphs=False)
 
 
 def subscript(number: int) -> str:

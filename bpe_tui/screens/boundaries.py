@@ -189,7 +189,7 @@ class BoundariesScreen(Screen):
 
     def _update_header(self) -> None:
         loaded = self._loaded
-        name = loaded.name if loaded is not None else "no tokenizer"
+        name = loaded.shown_name if loaded is not None else "no tokenizer"
         where = "typed text" if self.source == TYPED else f"{self.source} sample"
         if self.source != TYPED and len(self._samples().get(self.source, "")) > DISPLAY_CHARS:
             where += f" (first {len(shown(self._samples()[self.source])):,} characters)"

@@ -170,7 +170,7 @@ class CompareScreen(Screen):
             with pick.prevent(SelectionList.SelectedChanged):
                 pick.clear_options()
                 pick.add_options(
-                    Selection(Content(loaded.name), index, index in self._chosen)
+                    Selection(Content(loaded.shown_name), index, index in self._chosen)
                     for index, loaded in enumerate(tokenizers)
                 )
                 if tokenizers:
@@ -229,7 +229,7 @@ class CompareScreen(Screen):
     def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
         parts: list[str | tuple[str, str]] = [("compare", "bold"), f"  {self.sample} sample  "]
         for letter, loaded in zip(LETTERS, chosen):
-            parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
+            parts += [(f" {letter} ", "bold reverse"), f" {loaded.shown_name}  "]
         self.query_one("#compare-header", Static).update(Content.assemble(*parts))
 
     # -- worker and results ----------------------------------------------------------------------------

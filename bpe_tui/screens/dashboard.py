@@ -12,7 +12,7 @@ from textual.widgets import Footer, Header
 from core.train.events import MergeMade, StopReason
 
 from bpe_tui.messages import TrainingChanged
-from bpe_tui.text import counted
+from bpe_tui.text import counted, shown_text
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
@@ -139,8 +139,10 @@ class DashboardScreen(Screen):
         if spec is None:
             return
         self.query_one(ProgressPanel).show_run(
-            f"{spec.label or 'run'} → vocab {spec.vocab_size:,}"
-            + (f" · specials {' '.join(spec.special_tokens)}" if spec.special_tokens else "")
+            shown_text(
+                f"{spec.label or 'run'} → vocab {spec.vocab_size:,}"
+                + (f" · specials {' '.join(spec.special_tokens)}" if spec.special_tokens else "")
+            )
         )
         self.query_one(MergeTable).reset()
         self.query_one(SparklinePanel).reset()
@@ -161,7 +163,7 @@ class DashboardScreen(Screen):
             panel.show_outcome("done", complete=True, detail=StopReason(outcome.reason).wording)
             return
         if isinstance(outcome, TrainingRunner.Failed):
-            panel.show_outcome("failed", complete=False, note=f"failed: {outcome.message}", failed=True)
+            panel.show_outcome("failed", complete=False, note=f"failed: {shown_text(outcome.message)}", failed=True)
             unmeasured = "not measured: the run failed before a measurement"
         else:
             assert isinstance(outcome, TrainingRunner.Stopped)

@@ -45,7 +45,7 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     model = loaded.model
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
-        (loaded.name, "bold $accent"),
+        (loaded.shown_name, "bold $accent"),
         f"  {counted(model.vocab_size, 'token')} = {counted(split.byte_tokens, 'byte')} + "
         f"{counted(split.merges, 'merge')} + {counted(split.specials, 'special')}",
     ]
@@ -169,7 +169,7 @@ class InspectorScreen(Screen):
             tree.show_nothing("(no tokenizer)")
             self.query_one("#longest-tokens", OptionList).clear_options()
             return
-        summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
+        summary.update(Content.assemble((loaded.shown_name, "bold $accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
         self.query_one("#longest-tokens", OptionList).clear_options()
         self._specials = frozenset(token.encode("utf-8") for token in loaded.model.special_tokens)

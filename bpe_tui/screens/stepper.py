@@ -277,7 +277,7 @@ class StepperScreen(Screen):
     def _source_label(self) -> str:
         if self.source == "tokenizer":
             loaded = self._session.active_tokenizer()
-            return f"replaying {loaded.name if loaded is not None else '—'}"
+            return f"replaying {loaded.shown_name if loaded is not None else '—'}"
         return f"live training on the {self.source} sample"
 
     def _show_top(self) -> None:
