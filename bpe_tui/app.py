@@ -369,7 +369,8 @@ class BpeTuiApp(App[None]):
                 self._save(trained, path)
 
         title = Content.assemble("Save ", (trained.loaded.shown_name, "bold"), " as (bpe-tui JSON)")
-        self.push_screen(PathDialog(title, str(default), "Save", must_exist=False), chosen)
+        inputs = [trained.spec.corpus_path] if trained.spec.corpus_path is not None else []
+        self.push_screen(PathDialog(title, str(default), "Save", must_exist=False, protected=inputs), chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="save")
     def _save(self, trained: TrainedTokenizer, path: Path) -> None:
