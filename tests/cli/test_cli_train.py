@@ -281,7 +281,7 @@ def test_bad_input_in_process_returns_2(tmp_path: Path, capsys: pytest.CaptureFi
     args = _bad_corpus(b"ok \xe3\x81 broken")(tmp_path)
     assert main(["train", *args, "-o", str(tmp_path / "out.json")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "byte offset 3" in err and "--errors replace" in err
+    assert err.count("\n") == 1 and "byte offset 3" in err and "errors 'replace'" in err
     assert sorted(os.listdir(tmp_path)) == ["corpus.txt"]
 
 
