@@ -19,13 +19,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import token_body
 from bpe_tui.text import display_part, hex_bytes
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from core.analysis.compare import TextStats, text_stats
@@ -148,7 +149,7 @@ class BoundariesScreen(Screen):
             yield TokenView(id="boundaries-ja-tokens")
         yield Static(id="token-detail", markup=False)
         yield TextStatsTable(id="boundaries-stats")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#boundaries-en-tokens").border_title = "english"

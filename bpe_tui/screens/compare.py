@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, SelectionList, Static
+from textual.widgets import Header, SelectionList, Static
 from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
@@ -24,6 +24,7 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.text import display_part, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
 
@@ -141,7 +142,7 @@ class CompareScreen(Screen):
                     yield CompareView(id="compare-view")
                 yield ScriptStatsTable(id="compare-stats")
                 yield Static(id="compare-overlap", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         pick = self.query_one("#compare-pick", SelectionList)

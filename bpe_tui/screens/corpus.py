@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DirectoryTree, Footer, Header, Static, Tree
+from textual.widgets import DirectoryTree, Header, Static, Tree
 from textual.worker import get_current_worker
 
 from core.analysis.corpus_stats import CorpusStats, preview_text, scan_corpus
@@ -26,6 +26,7 @@ from bpe_tui.session import Session
 from bpe_tui.training_process import Throttle
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.training_form import TrainingForm
 
 PREVIEW_BYTES = 4096
@@ -115,7 +116,7 @@ class CorpusScreen(Screen):
                     yield Static("", id="preview", markup=False)
                 yield CorpusStatsView("", id="stats")
                 yield TrainingForm(id="form")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview-box").border_title = "Preview"

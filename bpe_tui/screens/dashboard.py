@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from core.train.events import MergeMade, StopReason
 
@@ -16,6 +16,7 @@ from bpe_tui.text import counted, shown_text
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.merge_table import MergeTable
 from bpe_tui.widgets.progress_panel import ProgressPanel
 from bpe_tui.widgets.sparkline_panel import SparklinePanel
@@ -65,7 +66,7 @@ class DashboardScreen(Screen):
         with Horizontal(id="dashboard-body"):
             yield MergeTable(id="merges")
             yield SparklinePanel(id="side")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._show_training()

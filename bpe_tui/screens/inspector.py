@@ -17,13 +17,14 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.text import counted, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
@@ -143,7 +144,7 @@ class InspectorScreen(Screen):
             with Vertical(id="inspector-side"):
                 yield MergeTreeView(id="merge-tree")
                 yield OptionList(id="longest-tokens")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#merge-tree").border_title = "merge tree"

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
@@ -22,6 +22,7 @@ from bpe_tui.render import tokens_content
 from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step
 from bpe_tui.text import counted, escape_token
+from bpe_tui.widgets.key_footer import KeyFooter
 
 SOURCES = ("toy", "english", "japanese", "tokenizer")
 """Where steps come from: live training on a sample (``toy``...) or the active tokenizer's merges."""
@@ -123,7 +124,7 @@ class StepperScreen(Screen):
             yield table
             with VerticalScroll(id="segmentation-box", can_focus=False):
                 yield Static("", id="segmentation")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(PLAY_SECONDS, self._tick, pause=True)
