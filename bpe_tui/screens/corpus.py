@@ -23,6 +23,7 @@ from core.input_files import os_problem, shown_path
 from bpe_tui.messages import SessionChanged
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
+from bpe_tui.text import shown_text
 from bpe_tui.training_process import Throttle
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
@@ -153,7 +154,8 @@ class CorpusScreen(Screen):
             return
         self._shown = (path, self.query_one(TrainingForm).special_tokens)
         self._stats = None
-        self.query_one("#preview-box").border_title = f"Preview · {path.name}"
+        # Content, not str: a border title string is read as markup, and a file name is data.
+        self.query_one("#preview-box").border_title = Content(f"Preview · {shown_text(path.name)}")
         self._scan(path, self.query_one(TrainingForm).special_tokens)
 
     @on(TrainingForm.SpecialsChanged)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from textual.content import Content
 from textual.message import Message
 from textual.notifications import Notify
 
@@ -40,3 +41,14 @@ async def test_a_file_that_cannot_be_used_is_named_once(kind: str, tmp_path: Pat
         await settle(pilot)
     refusals = [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.severity == "error"]
     assert refusals == [f"{path}: {words}"]
+
+
+async def test_a_corpus_name_is_shown_as_typed(tmp_path: Path) -> None:
+    # "[bold]" would be read as markup (and vanish); ESC would reach the terminal as it is.
+    path = tmp_path / "[bold]odd\x1b[2J.txt"
+    path.write_text("some text\n", encoding="utf-8")
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        title = app.screen.query_one("#preview-box").border_title  # as markup, the form Textual keeps it in
+        assert Content.from_markup(str(title)).plain == r"Preview · [bold]odd\x1b[2J.txt"
