@@ -42,6 +42,15 @@ def test_train_says_one_merge(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err.splitlines()[-1].startswith("trained 1 merge (vocab size reached), vocab size 257,")
 
 
+def test_export_says_one_token_from_one_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bytes.json"
+    save_tokenizer(BPEModel(BYTES, []), path, format="bpe-tui")
+    corpus = tmp_path / "a.txt"
+    corpus.write_text("a", encoding="utf-8")
+    assert main(["export", str(corpus), str(path), "-o", str(tmp_path / "ids.npy"), "--workers", "1"]) == 0
+    assert "exported 1 token (uint16) from 1 byte to " in capsys.readouterr().err
+
+
 def test_the_form_says_one_special() -> None:
     settings, errors = parse_settings("256", "<|endoftext|>", "", "0")
     assert settings is None

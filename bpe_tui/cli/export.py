@@ -18,7 +18,7 @@ from pathlib import Path
 from bpe_tui.cli.arguments import add_force, path_text, worker_count
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
-from bpe_tui.text import escape_token, format_duration, format_rate, rate
+from bpe_tui.text import counted, escape_token, format_duration, format_rate, rate
 from core.export.run import ExportFinished, export_events
 from core.formats import load_tokenizer
 from core.train.reading import check_corpus_path
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
             if isinstance(event, ExportFinished):
                 elapsed = now - started
                 err.write(
-                    f"{CLEAR if tty else ''}exported {event.tokens:,} tokens ({event.dtype}) from "
-                    f"{event.corpus_bytes:,} bytes to {escape_token(str(event.path), glyphs=False)} in "
+                    f"{CLEAR if tty else ''}exported {counted(event.tokens, 'token')} ({event.dtype}) from "
+                    f"{counted(event.corpus_bytes, 'byte')} to {escape_token(str(event.path), glyphs=False)} in "
                     f"{format_duration(elapsed)} "
                     f"({format_rate(rate(event.corpus_bytes, elapsed), 'B')})\n"
                 )
