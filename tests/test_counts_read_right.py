@@ -39,7 +39,17 @@ def test_train_says_one_merge(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     corpus.write_text("low low low lower lower newest", encoding="utf-8")
     code = main(["train", str(corpus), "--vocab-size", "257", "-o", str(tmp_path / "out.json")])
     assert code == 0
-    assert capsys.readouterr().err.splitlines()[-1].startswith("trained 1 merge (vocab size reached), vocab size 257,")
+    lines = capsys.readouterr().err.splitlines()
+    assert "merging: up to 1 merge" in lines
+    assert lines[-1].startswith("trained 1 merge (vocab size reached), vocab size 257,")
+
+
+def test_inspect_lists_a_one_byte_token_as_one_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bytes.json"
+    save_tokenizer(BPEModel(BYTES, []), path, format="bpe-tui")
+    assert main(["inspect", str(path), "--no-samples", "--longest", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "     1 byte  " in out and "1 bytes" not in out
 
 
 def test_export_says_one_token_from_one_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

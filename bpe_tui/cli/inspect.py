@@ -83,7 +83,7 @@ def summary_lines(model: BPEModel, *, format_name: str, longest: int = 10, sampl
     if longest > 0:
         lines.append("longest tokens:")
         for token_id, token in longest_tokens(model, longest):
-            lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {_quoted(token)}")
+            lines.append(f"  {token_id:>7}  {counted(len(token), 'byte'):>10}  {_quoted(token)}")
     if samples:
         lines += _sample_lines(model)
     return lines

@@ -195,7 +195,7 @@ class PlainReporter(Reporter):
                     f"(read {format_bytes(stats.corpus_bytes)} in {format_duration(stats.elapsed)})"
                 )
             elif stats.phase == "merging":
-                self._say(f"merging: up to {stats.total:,} merges")
+                self._say(f"merging: up to {counted(stats.total, 'merge')}")
             elif previous is not None:
                 self._say(f"{stats.phase}:")
         if stats.phase in ("reading", "merging") and stats.total > 0:
@@ -311,7 +311,7 @@ class LiveReporter(Reporter):
         if stats.phase == "counting":
             return f"pairs in {stats.unique_pretokens:,} unique pre-tokens"
         if stats.phase == "merging":
-            return f"{stats.done:,} of {stats.total:,} merges"
+            return f"{stats.done:,} of {counted(stats.total, 'merge')}"
         return ""
 
     def finish(self, summary: str) -> None:
