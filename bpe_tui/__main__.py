@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> i
     own = argv is None if own_process is None else own_process
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if argv[:1] in (["--version"], ["-V"]):
+            from bpe_tui import __version__
+
+            print(f"bpe-tui {__version__}")
+            return 0
         from bpe_tui.cli import COMMANDS, execute, parse_command
 
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help")):

@@ -22,6 +22,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.fuzzy import Matcher
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -49,7 +50,8 @@ from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.screens.study import StudyScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.text import counted, shown_text
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings
@@ -77,6 +79,20 @@ def startup_text(samples: Mapping[str, str]) -> str:
     return "\n".join(samples.get(name, "") for name in ("english", "japanese"))
 
 
+def highlighted(matcher: Matcher, text: str) -> Content:
+    """``text`` as plain Content with the characters ``matcher`` matched in its match style.
+
+    Textual's ``Matcher.highlight`` reads its text as markup, and a tokenizer's name is data: ``[bold]``
+    in a name must show as typed (and ``[/]`` must not fail).
+    """
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if score:
+        for offset in offsets:
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
 class PaneCommands(Provider):
     """Command palette entries: open each pane, open a tokenizer file, switch the active tokenizer, help."""
 
@@ -95,7 +111,7 @@ class PaneCommands(Provider):
         commands.append(("Show keys (help)", app.action_help, "Every key binding, by pane"))
         for index, loaded in enumerate(app.session.tokenizers):
             commands.append(
-                (f"Use tokenizer: {loaded.name}", partial(app.session.set_active, index), "Make it the active one")
+                (f"Use tokenizer: {loaded.shown_name}", partial(app.session.set_active, index), "Make it the active one")
             )
         return commands
 
@@ -109,7 +125,7 @@ class PaneCommands(Provider):
         for name, callback, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, text=name, help=help_text)
+                yield Hit(score, highlighted(matcher, name), callback, text=name, help=help_text)
 
 
 class BpeTuiApp(App[None]):
@@ -290,7 +306,7 @@ class BpeTuiApp(App[None]):
         if isinstance(message, TrainingRunner.Finished):
             self._keep_trained(message)
         elif isinstance(message, TrainingRunner.Failed):
-            self.notify(message.message, title="Training failed", severity="error", timeout=10, markup=False)
+            self.notify(shown_text(message.message), title="Training failed", severity="error", timeout=10, markup=False)
         elif isinstance(message, TrainingRunner.Stopped):
             self._keep_stopped(message)
         self._training_changed()
@@ -304,7 +320,7 @@ class BpeTuiApp(App[None]):
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         model = message.model
         self.notify(
-            f"{len(model.merges):,} merges, vocab {model.vocab_size:,}. Every pane can use it now; "
+            f"{counted(len(model.merges), 'merge')}, vocab {model.vocab_size:,}. Every pane can use it now; "
             "ctrl+s saves it.",
             title="Training finished",
             markup=False,
@@ -323,7 +339,7 @@ class BpeTuiApp(App[None]):
         index = self.session.add_tokenizer(message.loaded, activate=False)
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         self.notify(
-            f"Stopped after {message.merges_done:,} merges; ctrl+s saves them (recorded as stopped).",
+            f"Stopped after {counted(message.merges_done, 'merge')}; ctrl+s saves them (recorded as stopped).",
             title="Training stopped",
             markup=False,
         )
@@ -333,7 +349,7 @@ class BpeTuiApp(App[None]):
         self.start_training(message.spec)
         await self.switch_mode("dashboard")
         if message.warning is not None:
-            self.notify(message.warning, title="Markers trained as text", severity="warning", timeout=10, markup=False)
+            self.notify(shown_text(message.warning), title="Markers trained as text", severity="warning", timeout=10, markup=False)
 
     @on(BoundariesScreen.InspectRequested)
     async def _inspect_requested(self, message: BoundariesScreen.InspectRequested) -> None:
@@ -384,8 +400,9 @@ class BpeTuiApp(App[None]):
             else:
                 self._save(trained, path)
 
-        title = Content.assemble("Save ", (trained.loaded.name, "bold"), " as (bpe-tui JSON)")
-        self.push_screen(PathDialog(title, str(default), "Save", must_exist=False), chosen)
+        title = Content.assemble("Save ", (trained.loaded.shown_name, "bold"), " as (bpe-tui JSON)")
+        inputs = [trained.spec.corpus_path] if trained.spec.corpus_path is not None else []
+        self.push_screen(PathDialog(title, str(default), "Save", must_exist=False, protected=inputs), chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="save")
     def _save(self, trained: TrainedTokenizer, path: Path) -> None:
@@ -404,12 +421,12 @@ class BpeTuiApp(App[None]):
         tokenizers = self.session.tokenizers
         if index < len(tokenizers) and tokenizers[index] is message.trained.loaded:
             self.session.replace_tokenizer(index, message.trained.loaded.with_source(message.path))
-        self.notify(f"Saved to {message.path}", title="Tokenizer saved", markup=False)
+        self.notify(f"Saved to {shown_text(message.path)}", title="Tokenizer saved", markup=False)
 
     @on(SaveFailed)
     def _save_failed(self, message: SaveFailed) -> None:
         self.notify(
-            f"{message.path}: {message.reason}", title="Could not save", severity="error", timeout=10, markup=False
+            shown_text(f"{message.path}: {message.reason}"), title="Could not save", severity="error", timeout=10, markup=False
         )
 
     # -- session --------------------------------------------------------------------------------------------
@@ -418,7 +435,7 @@ class BpeTuiApp(App[None]):
         # Called by Session on the UI thread: the app's one listener. Each pane built so far hears once,
         # whether it is on screen or not; one built later reads the session when it mounts.
         loaded = self.session.active_tokenizer()
-        self.sub_title = f"active: {loaded.name}" if loaded is not None else ""
+        self.sub_title = f"active: {loaded.shown_name}" if loaded is not None else ""
         for screen in self._panes.values():
             screen.post_message(SessionChanged(reason))
 
@@ -461,14 +478,14 @@ class BpeTuiApp(App[None]):
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
             self.session.add_tokenizer(worker.result)
-            self.notify(f"Loaded {worker.result.name}", title="Tokenizer", markup=False)
+            self.notify(f"Loaded {worker.result.shown_name}", title="Tokenizer", markup=False)
         elif event.state == WorkerState.ERROR:
             error = worker.error
             if isinstance(error, TextNotTokenizerError):
                 self._offer_as_corpus(Path(str(error.path)))
                 return
             message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
-            self.notify(message, title="Could not load tokenizer", severity="error", timeout=10, markup=False)
+            self.notify(shown_text(message), title="Could not load tokenizer", severity="error", timeout=10, markup=False)
 
     def _offer_as_corpus(self, path: Path) -> None:
         """ctrl+o was given a text file: say it looks like a corpus, and make it the corpus if the user agrees.

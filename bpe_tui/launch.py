@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS
+from bpe_tui import __version__
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--theme", default=None, help="a Textual theme name (e.g. textual-dark)")
     parser.add_argument("--no-train", action="store_true", help="do not train the sample tokenizer at start-up")
+    parser.add_argument("-V", "--version", action="version", version=f"bpe-tui {__version__}")
     return parser
 
 

@@ -11,7 +11,8 @@ from typing import Protocol
 from core.train.memory import RSSProbe
 
 from bpe_tui.recent_files import recent_file
-from bpe_tui.training_process import TrainingProcess, TrainingSource, TrainingSpec
+from bpe_tui.training_process import TrainingProcess, TrainingSource
+from bpe_tui.training_spec import TrainingSpec
 
 
 class Probe(Protocol):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.analysis.coverage import DEFAULT_WINDOWS
+from bpe_tui.text import shown_text
 from core.model import BPEModel
 
 if TYPE_CHECKING:
@@ -56,6 +57,13 @@ class LoadedTokenizer:
 
         label = name or model.name or (source.stem if source is not None else "tokenizer")
         return cls(name=label, model=model, tokenizer=Tokenizer.from_model(model), source=source)
+
+    @property
+    def shown_name(self) -> str:
+        """The name as every pane, title and notification shows it: one line, control characters and escape
+        sequences written out (``\\x1b``), so a file's name cannot drive the terminal. Always shown as plain
+        text (``Content``, ``markup=False``), never as markup: ``[bold]`` in a name is shown as typed."""
+        return shown_text(self.name)
 
     def with_source(self, source: Path) -> LoadedTokenizer:
         """The same tokenizer, now saved at ``source``."""

@@ -10,6 +10,7 @@ UTF-8 character are shown as ``\\xe3`` rather than as a bare U+FFFD. Sizes are i
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -187,13 +188,14 @@ def escape_token(
     return f'"{shown}"' if quote else shown
 
 
-def counted(number: int, noun: str) -> str:
-    """``number`` and ``noun``, with an ``s`` unless the number is one.
+def shown_text(text: str | os.PathLike[str]) -> str:
+    """A name or path from a file or the file system, safe to show in one line: control characters and
+    escape sequences written out, undecodable bytes as ``\\xNN``, spaces kept as spaces.
 
-    >>> counted(1, "token"), counted(3, "token"), counted(1_000, "merge")
-    ('1 token', '3 tokens', '1,000 merges')
+    >>> shown_text("evil\\x1b]0;pwned\\x07 name"), shown_text("[bold]x")
+    ('evil\\\\x1b]0;pwned\\\\x07 name', '[bold]x')
     """
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+    return escape_token(os.fsdecode(os.fspath(text)).encode("utf-8", "surrogateescape"), glyphs=False)
 
 
 def subscript(number: int) -> str:
@@ -236,6 +238,20 @@ def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
         names.append(ELLIPSIS)
     what = "marker is not a special token" if markers.total == 1 else "markers are not special tokens"
     return f"{markers.total:,} <|…|> {what} ({', '.join(names)}) and will be trained as ordinary text"
+
+
+# ------------------------------------------------------------------------------------------------ counts
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` with thousands separators and ``noun`` in the number it takes (``plural`` if not noun + s).
+
+    >>> counted(1, "special"), counted(0, "special"), counted(12_000, "merge"), counted(1, "byte")
+    ('1 special', '0 specials', '12,000 merges', '1 byte')
+    >>> counted(3, "process", "processes")
+    '3 processes'
+    """
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
 
 
 # ----------------------------------------------------------------------------------- sizes, rates, times

@@ -21,17 +21,14 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 import psutil
 
+from bpe_tui.training_spec import TrainingSpec, training_run
 from core.train.events import MergeMade, TrainingEvent, TrainingFinished
 from core.model import BPEModel
-
-if TYPE_CHECKING:
-    from core.train.run import TrainingRun
 
 BATCH_SECONDS = 0.05
 """The child sends what it has at most this often (and at every phase change and at the end)."""
@@ -44,31 +41,6 @@ CHILD_NICENESS = 5
 
 MEASURE_MAX_CHARS = 20_000
 """Samples are cut to this length before measuring, so a measurement costs the trainer little."""
-
-
-@dataclass(frozen=True)
-class TrainingSpec:
-    """Everything a training run needs, picklable so it can cross into the child process.
-
-    Attributes:
-        vocab_size: the vocabulary size to train to.
-        corpus_path: the corpus file, or ``None`` to train on ``text``.
-        text: in-memory text to train on (the start-up tokenizer), or ``None``.
-        special_tokens: special token strings; also where documents are split.
-        workers: pre-tokenisation processes (``None``: one per CPU).
-        min_frequency: stop merging when the best pair is rarer than this.
-        label: what the run is called in the UI and in the tokenizer's name.
-        measure_texts: ``(name, text)`` pairs whose bytes/token is re-measured during the run.
-    """
-
-    vocab_size: int
-    corpus_path: Path | None = None
-    text: str | None = None
-    special_tokens: tuple[str, ...] = ()
-    workers: int | None = None
-    min_frequency: int = 0
-    label: str = ""
-    measure_texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,29 +94,6 @@ def _measured(model: BPEModel, texts: Sequence[tuple[str, str]]) -> list[Samples
         return [measure(model, texts)]
     except Exception:  # noqa: BLE001
         return []
-
-
-def training_run(spec: TrainingSpec) -> TrainingRun:
-    """The core's run for ``spec``, as the training process makes it (tests train specs in-process with it).
-
-    Raises:
-        SettingsError: the spec's settings are invalid.
-        CorpusError: the corpus file cannot be trained on.
-
-    >>> run = training_run(TrainingSpec(vocab_size=258, text="ab ab<|x|>ab", special_tokens=("<|x|>",)))
-    >>> [event.token for event in run.events() if isinstance(event, MergeMade)]
-    [b'ab']
-    """
-    from core.train.run import TrainingRun
-
-    return TrainingRun(
-        spec.corpus_path,
-        spec.vocab_size,
-        spec.special_tokens,
-        text=spec.text,
-        workers=spec.workers,
-        min_frequency=spec.min_frequency,
-    )
 
 
 @contextlib.contextmanager

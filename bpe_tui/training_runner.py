@@ -37,9 +37,9 @@ from bpe_tui.training_process import (
     TrainingFailed,
     TrainingProcess,
     TrainingSource,
-    TrainingSpec,
     measure,
 )
+from bpe_tui.training_spec import TrainingSpec
 
 READ_RATE_AFTER_SECONDS = 1.0
 """How long reading runs before its rate so far is reported: the first moments (starting the reading

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from core.train.events import MergeMade
 
 from bpe_tui.session import LoadedTokenizer
-from bpe_tui.training_process import SamplesMeasured, TrainingSpec
+from bpe_tui.training_process import SamplesMeasured
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import TrainingRunner
 
 

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 
+from bpe_tui import __version__
 from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train, watch and inspect byte-level BPE tokenizers. With no command, opens the app.",
         epilog="bpe-tui [PATH...] [--theme NAME] [--no-train] opens the app on tokenizer and corpus files.",
     )
+    parser.add_argument("-V", "--version", action="version", version=f"bpe-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"bpe_tui.cli.{name}").add_parser(subparsers)

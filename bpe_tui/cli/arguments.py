@@ -11,16 +11,10 @@ worker count beyond what the machine can use.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any, NoReturn
 
 from core.input_files import shown_path
-
-MAX_WORKERS_PER_CPU = 4
-MAX_WORKERS = 256
-"""``--workers`` above ``min(4 x CPUs, 256)`` is refused: more processes than that only wait for a core,
-and a thousand of them run out of file descriptors (``select()`` takes at most 1,024)."""
-
+from core.limits import undecodable_byte, utf8_name_problem, workers_problem
 
 class UsageError(Exception):
     """A bad command line; the message is one line."""
@@ -63,23 +57,11 @@ class SingleCommand:
         return self.parser
 
 
-def max_workers() -> int:
-    """The most ``--workers`` this machine accepts: 4 per CPU, at most 256.
-
-    >>> 4 <= max_workers() <= 256
-    True
-    """
-    return min(MAX_WORKERS_PER_CPU * (os.cpu_count() or 1), MAX_WORKERS)
-
-
-def _undecodable(text: str) -> int | None:
-    """The first byte of ``text`` that was not UTF-8 (argv keeps it as a lone surrogate), or None."""
-    for ch in text:
-        if 0xDC80 <= ord(ch) <= 0xDCFF:
-            return ord(ch) - 0xDC00
-        if 0xD800 <= ord(ch) <= 0xDFFF:
-            return ord(ch)
-    return None
+def _utf8_argument(text: str, problem: str | None) -> str:
+    """``text``, or an ArgumentTypeError with ``problem`` (what a ``core.limits`` check found wrong)."""
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def path_text(text: str) -> str:
@@ -93,12 +75,7 @@ def path_text(text: str) -> str:
     """
     if text == "":
         raise argparse.ArgumentTypeError("an empty path; give a file name")
-    bad = _undecodable(text)
-    if bad is not None:
-        raise argparse.ArgumentTypeError(
-            f"{shown_path(text)}: the name is not valid UTF-8 (byte 0x{bad:02x}); rename the file"
-        )
-    return text
+    return _utf8_argument(text, utf8_name_problem(text))
 
 
 def special_token(text: str) -> str:
@@ -110,16 +87,15 @@ def special_token(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: '<\\xff>' is not valid UTF-8 text (byte 0xff); give special tokens as UTF-8 text
     """
-    bad = _undecodable(text)
-    if bad is not None:
-        raise argparse.ArgumentTypeError(
-            f"'{shown_path(text)}' is not valid UTF-8 text (byte 0x{bad:02x}); give special tokens as UTF-8 text"
-        )
-    return text
+    bad = undecodable_byte(text)
+    problem = None if bad is None else (
+        f"'{shown_path(text)}' is not valid UTF-8 text (byte 0x{bad:02x}); give special tokens as UTF-8 text"
+    )
+    return _utf8_argument(text, problem)
 
 
 def worker_count(text: str) -> int:
-    """A ``--workers`` value: a whole number from 1 to :func:`max_workers`.
+    """A ``--workers`` value: a whole number from 1 to :func:`core.limits.max_workers`.
 
     >>> worker_count("2")
     2
@@ -131,14 +107,9 @@ def worker_count(text: str) -> int:
         count = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"{count} processes: give at least 1")
-    limit = max_workers()
-    if count > limit:
-        raise argparse.ArgumentTypeError(
-            f"{count:,} processes are more than this machine can use ({MAX_WORKERS_PER_CPU} per CPU, "
-            f"at most {MAX_WORKERS}); give {limit} or fewer"
-        )
+    problem = workers_problem(count)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return count
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, path_text, worker_count
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
-from bpe_tui.text import escape_token, eta, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import counted, escape_token, eta, format_duration, format_eta, format_rate, rate
 from bpe_tui.throughput import CorpusSize, estimate_line, parse_size
 from core.corpus import open_corpus
 from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                 elapsed = now - started
                 speed = rate(event.corpus_bytes, elapsed)
                 err.write(
-                    f"{CLEAR if tty else ''}exported {event.tokens:,} tokens ({event.dtype}) from "
-                    f"{event.corpus_bytes:,} bytes to {escape_token(str(event.path), glyphs=False)} in "
+                    f"{CLEAR if tty else ''}exported {counted(event.tokens, 'token')} ({event.dtype}) from "
+                    f"{counted(event.corpus_bytes, 'byte')} to {escape_token(str(event.path), glyphs=False)} in "
                     f"{format_duration(elapsed)} ({format_rate(speed, 'B')}, "
                     f"{format_rate(rate(event.tokens, elapsed), 'tokens')})\n"
                 )

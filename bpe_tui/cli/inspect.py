@@ -16,7 +16,7 @@ from pathlib import Path
 from bpe_tui.cli.arguments import path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import BPEModel
@@ -63,7 +63,8 @@ def summary_lines(
 ) -> list[str]:
     """The report, line by line (separate from printing so tests and the app can reuse it)."""
     split = vocab_split(model)
-    size = f"{model.vocab_size:,} = {split.byte_tokens} bytes + {split.merges:,} merges + {split.specials} special"
+    size = (f"{model.vocab_size:,} = {counted(split.byte_tokens, 'byte')} + {counted(split.merges, 'merge')} + "
+            f"{counted(split.specials, 'special')}")
     if split.other:
         size += f" + {split.other:,} other"
     ids = {token: token_id for token_id, token in model.vocab.items()}
@@ -91,7 +92,7 @@ def summary_lines(
     if longest > 0:
         lines.append("longest tokens:")
         for token_id, token in longest_tokens(model, longest):
-            lines.append(f"  {token_id:>7}  {len(token):>4} bytes  {_quoted(token)}")
+            lines.append(f"  {token_id:>7}  {counted(len(token), 'byte'):>10}  {_quoted(token)}")
     if ties and tie_summary.tied:
         lines.append("tied merges (rank, left + right, count):")
         for merge in tie_summary.tied:

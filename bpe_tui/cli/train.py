@@ -26,9 +26,9 @@ from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, finish_events, write_event
 from bpe_tui.text import unlisted_markers_line
+from bpe_tui.training_spec import TrainingSpec, training_run
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.markers import count_markers
-from core.errors import SettingsError
 from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
 from core.train.memory import RSSProbe
@@ -118,10 +118,10 @@ def train_command(
     stream = stderr if stderr is not None else sys.stderr
     if outputs is None:
         outputs = Outputs("train", force=getattr(args, "force", False))
-    training = TrainingRun(
-        one_corpus(args.corpus, "train"),
-        args.vocab_size,
-        args.special_tokens,
+    spec = TrainingSpec(
+        vocab_size=args.vocab_size,
+        corpus_path=one_corpus(args.corpus, "train"),
+        special_tokens=tuple(args.special_tokens),
         workers=args.workers,
         min_frequency=args.min_frequency,
         errors=args.errors,
@@ -129,6 +129,7 @@ def train_command(
         skip_bad_records=getattr(args, "skip_bad_records", False),
         dask=getattr(args, "dask", None),
     )
+    training = training_run(spec)
     assert training.path is not None
     if args.output is not None:
         output = Path(args.output)

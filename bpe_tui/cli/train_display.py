@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from bpe_tui.text import escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate, shards_line
+from bpe_tui.text import counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate, shards_line
 from core.model import BPEModel
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
 from core.train.memory import RSSProbe, peak_rss_self_bytes
@@ -153,7 +153,7 @@ def summary_line(stats: TrainingStats, finished: TrainingFinished, written: list
     reason = StopReason(finished.reason).wording
     where = ", ".join(_shown(path) for path in written)
     line = (
-        f"trained {len(model.merges):,} merges ({reason}), vocab size {model.vocab_size:,}, "
+        f"trained {counted(len(model.merges), 'merge')} ({reason}), vocab size {model.vocab_size:,}, "
         f"in {format_duration(stats.elapsed)}, peak RSS {format_bytes(stats.peak_rss)}; saved to {where}"
     )
     if events is not None:
@@ -209,7 +209,7 @@ class PlainReporter(Reporter):
                     f"(read {format_bytes(stats.corpus_bytes)} in {format_duration(stats.elapsed)})"
                 )
             elif stats.phase == "merging":
-                self._say(f"merging: up to {stats.total:,} merges")
+                self._say(f"merging: up to {counted(stats.total, 'merge')}")
             elif previous is not None:
                 self._say(f"{stats.phase}:")
         if stats.phase in ("reading", "merging") and stats.total > 0:
@@ -327,7 +327,7 @@ class LiveReporter(Reporter):
         if stats.phase == "counting":
             return f"pairs in {stats.unique_pretokens:,} unique pre-tokens"
         if stats.phase == "merging":
-            return f"{stats.done:,} of {stats.total:,} merges"
+            return f"{stats.done:,} of {counted(stats.total, 'merge')}"
         return ""
 
     def finish(self, summary: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from bpe_tui.lenses.corpus_files import bundled, read_corpus
 from bpe_tui.lenses.shown import pair_text, symbols_text
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
-from core.analysis.lenses.pairs import PairsResult, Symbols, corpus_words, pair_passes
+from core.analysis.lenses.pairs import PairsResult, corpus_words, pair_passes
 
 WORD_COUNTS = "word_counts.txt"
 """The bundled word-frequency corpus in the samples folder."""

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Header, Static, TextArea
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
@@ -30,6 +30,7 @@ from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.text import display_part, hex_bytes
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.coverage import coverage_line
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from core.analysis.compare import TextStats, text_stats
@@ -199,7 +200,7 @@ class BoundariesScreen(Screen):
         yield Static(id="token-detail", markup=False)
         yield Static(id="boundaries-coverage", markup=False)
         yield TextStatsTable(id="boundaries-stats")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#boundaries-en-tokens").border_title = "english"
@@ -249,7 +250,7 @@ class BoundariesScreen(Screen):
 
     def _update_header(self) -> None:
         loaded = self._loaded
-        name = loaded.name if loaded is not None else "no tokenizer"
+        name = loaded.shown_name if loaded is not None else "no tokenizer"
         text = self._main_text()
         where = "your text" if self.source == TYPED else f"{self.source} sample"
         if len(text) > DISPLAY_CHARS:

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, SelectionList, Static
+from textual.widgets import Header, SelectionList, Static
 from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
@@ -30,6 +30,7 @@ from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareVi
 from bpe_tui.widgets.diff_view import DiffView
 from core.analysis.diff import StructuralDiff, structural_diff
 from bpe_tui.widgets.coverage import coverage_cell
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
 from core.analysis.coverage import context_coverage
@@ -189,7 +190,7 @@ class CompareScreen(Screen):
                     yield DiffView(id="compare-diff")
                 yield ScriptStatsTable(id="compare-stats")
                 yield Static(id="compare-overlap", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         pick = self.query_one("#compare-pick", SelectionList)
@@ -233,7 +234,7 @@ class CompareScreen(Screen):
             with pick.prevent(SelectionList.SelectedChanged):
                 pick.clear_options()
                 pick.add_options(
-                    Selection(Content(loaded.name), index, index in self._chosen)
+                    Selection(Content(loaded.shown_name), index, index in self._chosen)
                     for index, loaded in enumerate(tokenizers)
                 )
                 if tokenizers:
@@ -295,7 +296,7 @@ class CompareScreen(Screen):
         title = "diff" if self.diff_shown else "compare"
         parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {where}  "]
         for letter, loaded in zip(LETTERS, chosen):
-            parts += [(f" {letter} ", "bold reverse"), f" {loaded.name}  "]
+            parts += [(f" {letter} ", "bold reverse"), f" {loaded.shown_name}  "]
         self.query_one("#compare-header", Static).update(Content.assemble(*parts))
 
     # -- worker and results ----------------------------------------------------------------------------

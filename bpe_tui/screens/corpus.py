@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DirectoryTree, Footer, Header, Input, Static, Tree
+from textual.widgets import DirectoryTree, Header, Input, Static, Tree
 from textual.worker import get_current_worker
 
 from core.analysis.corpus_stats import CorpusStats, escape_controls, preview_text, scan_corpus
@@ -27,15 +27,19 @@ from core.corpus import open_corpus
 from core.corpus.shards import shard_format
 from core.corpus.summary import ShardsSummary, scan_shards, shards_preview
 from core.errors import CorpusError
+from core.input_files import os_problem, shown_path
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.recent_files import load_recent, remember
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.session import Session
-from bpe_tui.training_process import Throttle, TrainingSpec
+from bpe_tui.text import shown_text
+from bpe_tui.training_process import Throttle
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
 from bpe_tui.widgets.shards_stats import shards_content
 from bpe_tui.widgets.path_box import PathBox
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.training_form import TrainingForm
 
 PREVIEW_BYTES = 4096
@@ -125,6 +129,7 @@ class CorpusScreen(Screen):
 
         path: Path
         reason: str
+        """The whole one-line message, naming the path once."""
 
     def __init__(self, session: Session, *, corpus_root: Path, recent_store: Path) -> None:
         """Args:
@@ -154,7 +159,7 @@ class CorpusScreen(Screen):
                     yield Static("", id="preview", markup=False)
                 yield CorpusStatsView("", id="stats")
                 yield TrainingForm(id="form")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview-box").border_title = "Preview"
@@ -192,7 +197,8 @@ class CorpusScreen(Screen):
             return
         self._shown = (path, self.query_one(TrainingForm).special_tokens)
         self._stats = None
-        self.query_one("#preview-box").border_title = f"Preview · {path.name}"
+        # Content, not str: a border title string is read as markup, and a file name is data.
+        self.query_one("#preview-box").border_title = Content(f"Preview · {shown_text(path.name)}")
         if is_shards(path):
             self._scan_shards(path)
         else:
@@ -214,8 +220,10 @@ class CorpusScreen(Screen):
                     return
                 if stats.complete or throttle.ready():
                     self.post_message(self.StatsScanned(stats, special_tokens))
-        except OSError as error:
-            self.post_message(self.ScanFailed(path, error.strerror or str(error)))
+        except CorpusError as error:  # the file cannot be used: the message names the path already
+            self.post_message(self.ScanFailed(path, str(error)))
+        except OSError as error:  # reading failed part-way: the system's words, the path still to add
+            self.post_message(self.ScanFailed(path, f"{shown_path(path)}: {os_problem(error)}"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
     def _scan_shards(self, path: Path) -> None:
@@ -252,8 +260,7 @@ class CorpusScreen(Screen):
         self._shown = None
         if message.path == self._session.corpus_path:  # not the last corpus's preview under this one's error
             self.query_one("#preview", Static).update("")
-        reason = message.reason if message.reason.startswith(str(message.path)) else f"{message.path.name}: {message.reason}"
-        self.query_one(CorpusStatsView).show_message(reason, error=True)
+        self.query_one(CorpusStatsView).show_message(message.reason, error=True)
 
     # -- actions ------------------------------------------------------------------------------------------------
 

@@ -7,14 +7,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from core.train.events import MergeMade, StopReason
 
 from bpe_tui.messages import TrainingChanged
+from bpe_tui.text import counted, shown_text
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.merge_table import MergeTable
 from bpe_tui.widgets.progress_panel import ProgressPanel
 from bpe_tui.widgets.sparkline_panel import SparklinePanel
@@ -65,7 +67,7 @@ class DashboardScreen(Screen):
         with Horizontal(id="dashboard-body"):
             yield MergeTable(id="merges")
             yield SparklinePanel(id="side")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._show_training()
@@ -142,8 +144,10 @@ class DashboardScreen(Screen):
         if spec is None:
             return
         self.query_one(ProgressPanel).show_run(
-            f"{spec.label or 'run'} → vocab {spec.vocab_size:,}"
-            + (f" · specials {' '.join(spec.special_tokens)}" if spec.special_tokens else "")
+            shown_text(
+                f"{spec.label or 'run'} → vocab {spec.vocab_size:,}"
+                + (f" · specials {' '.join(spec.special_tokens)}" if spec.special_tokens else "")
+            )
         )
         self.query_one(MergeTable).reset()
         self.query_one(SparklinePanel).reset()
@@ -166,15 +170,15 @@ class DashboardScreen(Screen):
             panel.show_outcome("done", complete=True, detail=StopReason(outcome.reason).wording)
             return
         if isinstance(outcome, TrainingRunner.Failed):
-            panel.show_outcome("failed", complete=False, note=f"failed: {outcome.message}", failed=True)
+            panel.show_outcome("failed", complete=False, note=f"failed: {shown_text(outcome.message)}", failed=True)
             unmeasured = "not measured: the run failed before a measurement"
         else:
             assert isinstance(outcome, TrainingRunner.Stopped)
             if outcome.loaded is not None:
-                note = f"stopped after {outcome.merges_done:,} merges; ctrl+s saves them (recorded as stopped)"
+                note = f"stopped after {counted(outcome.merges_done, 'merge')}; ctrl+s saves them (recorded as stopped)"
             else:
                 note = "stopped before the first merge; nothing to save"
-            panel.show_outcome("stopped", complete=False, detail=f"at {outcome.merges_done:,} merges", note=note)
+            panel.show_outcome("stopped", complete=False, detail=f"at {counted(outcome.merges_done, 'merge')}", note=note)
             unmeasured = "not measured: the run stopped before a measurement"
         if self._training.measured is None:
             self.query_one(SparklinePanel).show_unmeasured(unmeasured)

@@ -18,13 +18,14 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
@@ -47,9 +48,9 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     model = loaded.model
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
-        (loaded.name, "bold $accent"),
-        f"  {model.vocab_size:,} tokens = {split.byte_tokens} bytes + {split.merges:,} merges + "
-        f"{split.specials} special",
+        (loaded.shown_name, "bold $accent"),
+        f"  {counted(model.vocab_size, 'token')} = {counted(split.byte_tokens, 'byte')} + "
+        f"{counted(split.merges, 'merge')} + {counted(split.specials, 'special')}",
     ]
     if split.other:
         parts.append(f" + {split.other:,} other")
@@ -58,7 +59,7 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
     if model.training is not None and model.training.stopped_after is not None:
-        parts += [("  stopped by the user after ", "dim"), f"{model.training.stopped_after:,} merges"]
+        parts += [("  stopped by the user after ", "dim"), counted(model.training.stopped_after, "merge")]
     return Content.assemble(*parts)
 
 
@@ -165,7 +166,7 @@ class InspectorScreen(Screen):
                 yield MergeTreeView(id="merge-tree")
                 yield OptionList(id="longest-tokens")
                 yield OptionList(id="tied-merges")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#merge-tree").border_title = "merge tree"
@@ -193,7 +194,7 @@ class InspectorScreen(Screen):
             self.query_one("#longest-tokens", OptionList).clear_options()
             self.query_one("#tied-merges", OptionList).clear_options()
             return
-        summary.update(Content.assemble((loaded.name, "bold $accent"), ("  reading the vocabulary…", "dim")))
+        summary.update(Content.assemble((loaded.shown_name, "bold $accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
         self.query_one("#longest-tokens", OptionList).clear_options()
         self.query_one("#tied-merges", OptionList).clear_options()

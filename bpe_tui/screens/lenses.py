@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -28,6 +28,7 @@ from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from bpe_tui.lenses.views.base import LensView
 from bpe_tui.messages import SessionChanged
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.widgets.key_footer import KeyFooter
 from core.errors import BPEError
 
 SETTING_KINDS = ("int", "bool")
@@ -121,7 +122,7 @@ class LensesScreen(Screen):
                 yield Static(id="lens-settings")
                 yield Vertical(id="lens-fields")
                 yield LensView(self._spec, id="lens-view")
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.query_one("#lens-list").border_title = "lenses"

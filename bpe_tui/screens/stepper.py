@@ -15,14 +15,15 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import tokens_content
 from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step, tie_decider, tie_reason
-from bpe_tui.text import escape_token
+from bpe_tui.text import counted, escape_token
+from bpe_tui.widgets.key_footer import KeyFooter
 
 SOURCES = ("toy", "english", "japanese", "corpus", "tokenizer")
 """Where steps come from: live training on a sample (``toy``...) or on the corpus chosen in the corpus pane,
@@ -164,7 +165,7 @@ class StepperScreen(Screen):
             yield table
             with VerticalScroll(id="segmentation-box", can_focus=False):
                 yield Static("", id="segmentation")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(PLAY_SECONDS, self._tick, pause=True)
@@ -339,7 +340,7 @@ class StepperScreen(Screen):
     def _source_label(self) -> str:
         if self.source == "tokenizer":
             loaded = self._session.active_tokenizer()
-            return f"replaying {loaded.name if loaded is not None else '—'}"
+            return f"replaying {loaded.shown_name if loaded is not None else '—'}"
         if self.source == "corpus":
             steps = self._live.get("corpus")
             name = self._corpus.name if self._corpus is not None else "—"
@@ -430,7 +431,7 @@ class StepperScreen(Screen):
         nbytes = len(text.encode("utf-8"))
         count = len(spans)
         summary = Content.styled(
-            f"{count} tokens · {nbytes / count if count else 0:.2f} bytes/token · "
+            f"{counted(count, 'token')} · {nbytes / count if count else 0:.2f} bytes/token · "
             f"{len(text) / count if count else 0:.2f} chars/token",
             "dim",
         )

@@ -23,13 +23,14 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.session import Session
 from bpe_tui.text import escape_token
+from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.study_plot import Series, StudyPlot
 from bpe_tui.study_process import StudyProcess, StudySpec
 from bpe_tui.training_process import Throttle, TrainingFailed, TrainingSource
@@ -155,7 +156,7 @@ class StudyScreen(Screen):
         yield Static("r runs the study: one training run at the largest size", id="study-status", markup=False)
         yield DataTable(id="study-table", cursor_type="row", zebra_stripes=True)
         yield StudyPlot(id="study-plot")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#study-table").border_title = "sizes"

@@ -57,7 +57,9 @@ def stats_content(stats: CorpusStats) -> Content:
     if stats.mix_sampled:
         notes.append(f"script mix of the first {format_bytes(SCRIPT_SAMPLE_BYTES)}")
     if stats.invalid_utf8_at is not None:
-        notes.append(f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training will refuse it")
+        notes.append(
+            f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training refuses it unless errors is 'replace'"
+        )
     if notes:
         lines.append(Content.styled("; ".join(notes), "$warning"))
     if stats.markers:

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Label, Sparkline, Static
 
+from bpe_tui.text import counted
 from bpe_tui.training_process import SamplesMeasured
 
 
@@ -52,7 +53,7 @@ class SparklinePanel(Vertical):
 
     def show_measure(self, measured: SamplesMeasured) -> None:
         """Show the latest bytes/token of each sample, with the change since the first measurement."""
-        rows: list[Content | str] = [Content.styled(f"bytes/token after {measured.merges_done:,} merges", "dim")]
+        rows: list[Content | str] = [Content.styled(f"bytes/token after {counted(measured.merges_done, 'merge')}", "dim")]
         for name, value in measured.bytes_per_token:
             rows.append(Content.assemble(f"{name:<9}", (f"{value:5.2f}", "bold")))
         self.query_one("#bpt", Static).update(Content("\n").join(rows))

@@ -1,4 +1,5 @@
-"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency, with validation.
+"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency and what to do with
+bytes that are not UTF-8 (``errors``, as ``bpe-tui train --errors``), with validation.
 
 The fields' defaults are also the settings of the app's start-up run (:func:`default_settings`), and a
 spec is made from settings in one place (:meth:`TrainingSettings.spec`), so a tokenizer trained from the
@@ -16,14 +17,15 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from core.errors import SettingsError
+from core.limits import max_workers
 
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.text import counted
+from bpe_tui.training_spec import TrainingSpec
 
 MAX_VOCAB_SIZE = 1_000_000
-MAX_WORKERS = 256
 
 DEFAULT_VOCAB = "1000"
 """The vocab size field at first: big enough to be interesting, trained on the samples in about a second."""
@@ -32,6 +34,9 @@ DEFAULT_SPECIALS = "<|endoftext|>"
 DEFAULT_WORKERS = ""
 """Blank: one worker per CPU."""
 DEFAULT_MIN_FREQUENCY = "0"
+DEFAULT_ERRORS = "strict"
+"""Invalid UTF-8 stops the run with its byte offset; ``"replace"`` trains on U+FFFD in its place."""
+ERRORS_CHOICES = ("strict", "replace")
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class TrainingSettings:
     special_tokens: tuple[str, ...]
     workers: int | None
     min_frequency: int
+    errors: str = DEFAULT_ERRORS
 
     def spec(
         self,
@@ -59,6 +65,7 @@ class TrainingSettings:
             special_tokens=self.special_tokens,
             workers=self.workers,
             min_frequency=self.min_frequency,
+            errors=self.errors,
             label=label,
             measure_texts=tuple(measure_texts),
         )
@@ -77,40 +84,41 @@ def _whole(text: str, name: str, low: int, high: int, errors: list[str]) -> int 
 
 
 def parse_settings(
-    vocab: str, specials: str, workers: str, min_frequency: str
+    vocab: str, specials: str, workers: str, min_frequency: str, decode_errors: str = DEFAULT_ERRORS
 ) -> tuple[TrainingSettings | None, list[str]]:
-    """Check the four fields; return settings, or ``None`` and one message per problem.
+    """Check the fields; return settings, or ``None`` and one message per problem.
 
-    Special tokens are separated by spaces. Workers may be blank (one per CPU).
+    Special tokens are separated by spaces. Workers may be blank (one per CPU). ``decode_errors`` is the
+    errors choice (``"strict"`` or ``"replace"``).
 
     >>> parse_settings("1000", "<|endoftext|>", "", "0")[0]
-    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0)
+    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0, errors='strict')
     >>> parse_settings("12", "", "x", "0")[1]
     ['vocab size: must be between 256 and 1,000,000', 'workers: x is not a whole number']
     """
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
     size = _whole(vocab, "vocab size", 256, MAX_VOCAB_SIZE, errors)
-    count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, MAX_WORKERS, errors)
+    count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, max_workers(), errors)
     frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
     if size is not None and size < 256 + len(tokens):
-        errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {len(tokens)} specials)")
+        errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {counted(len(tokens), 'special')})")
     if errors or size is None or frequency is None:
         return None, errors
     try:
         from core.train.run import validate_settings
 
-        validate_settings(size, tokens, frequency, "strict")
+        validate_settings(size, tokens, frequency, decode_errors)
     except SettingsError as error:
         return None, [str(error)]
-    return TrainingSettings(size, tokens, count, frequency), []
+    return TrainingSettings(size, tokens, count, frequency, decode_errors), []
 
 
 def default_settings() -> TrainingSettings:
     """The settings of the form's fields before they are edited, checked as the form checks them.
 
     >>> default_settings()
-    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0)
+    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0, errors='strict')
     """
     settings, errors = parse_settings(DEFAULT_VOCAB, DEFAULT_SPECIALS, DEFAULT_WORKERS, DEFAULT_MIN_FREQUENCY)
     assert settings is not None, errors
@@ -150,6 +158,12 @@ class TrainingForm(Vertical):
             yield Input(DEFAULT_SPECIALS, placeholder="space-separated", id="specials", compact=True)
             yield Label("min freq")
             yield Input(DEFAULT_MIN_FREQUENCY, id="min-frequency", compact=True, restrict=r"[0-9_,]*")
+            yield Label("errors")
+            yield Select(
+                [(choice, choice) for choice in ERRORS_CHOICES],
+                value=DEFAULT_ERRORS, allow_blank=False, compact=True, id="errors",
+                tooltip="Bytes that are not UTF-8: strict stops with their offset, replace trains on U+FFFD",
+            )
         with Horizontal(id="form-bottom"):
             yield Button("Train", id="train", variant="primary", compact=True)
             yield Static("", id="form-errors", markup=False)
@@ -164,10 +178,16 @@ class TrainingForm(Vertical):
     def special_tokens(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self._value("specials").split()))
 
+    def _errors_choice(self) -> str:
+        # Before the Select has settled (fields post Changed while mounting) its value may still be blank.
+        value = self.query_one("#errors", Select).value
+        return value if isinstance(value, str) else DEFAULT_ERRORS
+
     def settings(self) -> tuple[TrainingSettings | None, list[str]]:
         """The current fields, checked; shows the problems under the fields as well as returning them."""
         settings, errors = parse_settings(
-            self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency")
+            self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency"),
+            self._errors_choice(),
         )
         self.query_one("#form-errors", Static).update(
             Content.styled("; ".join(errors), "$error") if errors else Content("")
@@ -193,3 +213,7 @@ class TrainingForm(Vertical):
         self.settings()
         if event.input.id == "specials":
             self.post_message(self.SpecialsChanged(self.special_tokens))
+
+    @on(Select.Changed, "#errors")
+    def _errors_changed(self) -> None:
+        self.settings()

@@ -8,7 +8,6 @@ stop early by simply not asking for more.
 from __future__ import annotations
 
 import codecs
-import errno
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -108,18 +107,6 @@ class _DocumentCounter:
             self._content = False
 
 
-def _regular_file(path: str | os.PathLike[str]) -> Path:
-    """``path`` if it is a regular file, else an OSError whose ``strerror`` is the whole one-line message.
-
-    A FIFO would block the open and ``/dev/zero`` would be read forever (see :mod:`core.input_files`).
-    OSError, not CorpusError: the corpus pane reports any file it cannot read by its ``strerror``.
-    """
-    try:
-        return check_regular_file(path, CorpusError)
-    except CorpusError as error:
-        raise OSError(errno.EINVAL, str(error)) from None
-
-
 def scan_corpus(
     path: str | os.PathLike[str],
     special_tokens: Iterable[str] = (),
@@ -130,7 +117,8 @@ def scan_corpus(
     """Yield cumulative stats of the file after each block; the last one has ``complete=True``.
 
     Raises:
-        OSError: if the file cannot be opened or read, or is not a regular file (the caller reports it).
+        CorpusError: the file is missing, unreadable or not a regular file (one line, naming the path once).
+        OSError: reading failed part-way (the system's words only; the caller names the path).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.txt"
@@ -139,7 +127,7 @@ def scan_corpus(
     >>> s.lines, s.documents, s.markers.counts, s.complete
     (3, 2, (('<|sep|>', 1),), True)
     """
-    path = _regular_file(path)
+    path = check_regular_file(path, CorpusError)
     size = path.stat().st_size
     stats = CorpusStats(path=path, size=size, mix_sampled=size > script_sample_bytes)
     special_tokens = tuple(special_tokens)
@@ -199,13 +187,16 @@ def preview_text(path: str | os.PathLike[str], max_bytes: int = 4096) -> str:
     Newlines and tabs are kept (they lay the preview out); any other control or format character becomes
     a ``\\xNN``/``\\uNNNN`` escape so it cannot move the cursor or change the terminal's state.
 
+    Raises:
+        CorpusError, OSError: as :func:`scan_corpus`.
+
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.txt"
     >>> _ = p.write_bytes(b"a\\x1b[31mb\\n")
     >>> preview_text(p)
     'a\\\\x1b[31mb\\n'
     """
-    with open(_regular_file(path), "rb") as handle:
+    with open(check_regular_file(path, CorpusError), "rb") as handle:
         data = handle.read(max_bytes)
     text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=False)
     return escape_controls(text)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from core.train.reading import check_corpus_path
 from core.errors import SettingsError
+from core.limits import check_utf8_path, check_workers
 from core.pretokenize.cuts import chunk_ranges, first_safe_cut
 from core.export.encoding import ITEM_BYTES, encode_into, encode_range, write_flushed
 from core.export.workers import WARM_UP_BYTES, SharedExport
@@ -157,7 +158,8 @@ def export_events(
     Raises:
         CorpusError: missing or unreadable corpus, invalid UTF-8 (with the byte offset; the first one in
             the file, whichever process met it).
-        SettingsError: ``workers`` or ``chunk_bytes`` below 1.
+        SettingsError: ``workers`` below 1 or more than the machine can use (:func:`core.limits.max_workers`),
+            ``chunk_bytes`` below 1, or a path whose name is not valid UTF-8.
         OutputError: ``out`` cannot be written.
         BPEError: a worker process died.
 
@@ -170,8 +172,11 @@ def export_events(
     """
     from core.encode.tokenizer import Tokenizer
 
-    if workers < 1 or (chunk_bytes is not None and chunk_bytes < 1):
-        raise SettingsError(f"workers ({workers}) and chunk size ({chunk_bytes}) must be at least 1")
+    check_workers(workers)
+    if chunk_bytes is not None and chunk_bytes < 1:
+        raise SettingsError(f"chunk_bytes={chunk_bytes}: give at least 1")
+    check_utf8_path(corpus, "corpus")
+    check_utf8_path(out, "out")
     path = check_corpus_path(corpus)
     target = Path(out)
     model: BPEModel = getattr(tokenizer, "model", tokenizer)

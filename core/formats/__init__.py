@@ -26,6 +26,7 @@ from core.formats import gpt2, huggingface, native, tiktoken_ranks
 from core.formats.common import number_too_long, show_token
 from core.formats.folders import tokenizer_in_folder
 from core.input_files import check_regular_file
+from core.limits import check_utf8_path
 from core.model import BPEModel
 
 __all__ = ["FORMATS", "load_tokenizer", "save_tokenizer", "detect_format", "show_token"]
@@ -282,7 +283,8 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     :mod:`core.formats.tiktoken_ranks`.
 
     Raises:
-        SettingsError: unknown format, or a model the format cannot represent exactly.
+        SettingsError: unknown format, a model the format cannot represent exactly, or a ``path`` whose
+            name is not valid UTF-8 (the CLI refuses such names too).
         OutputError: the file cannot be written (nothing is left behind).
 
     >>> import tempfile, pathlib
@@ -291,6 +293,7 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     >>> [p.name for p in save_tokenizer(model, pathlib.Path(tempfile.mkdtemp()) / "gpt2", format="gpt2")]
     ['vocab.json', 'merges.txt']
     """
+    check_utf8_path(path, "path")
     name = _ALIASES.get(format, format)
     writers: dict[str, Callable[[BPEModel, Path], list[Path]]] = {
         "bpe-tui": native.write,

@@ -151,7 +151,7 @@ def checked_model(
     missing = [b for b in range(256) if bytes([b]) not in ids_of]
     if missing:
         raise TokenizerFileError(
-            f"{path}: vocab has no token for byte 0x{missing[0]:02x} ({len(missing)} bytes missing); "
+            f"{path}: vocab has no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing); "
             "a byte-level BPE vocab needs all 256"
         )
     seen: dict[tuple[bytes, bytes], int] = {}
@@ -179,7 +179,10 @@ def checked_model(
         raise TokenizerFileError(f"{path}: a special token is listed twice; remove the repeat")
     _check_all_made(path, ids_of, merges, set(special_bytes), vocab_label, merges_label)
     if merge_counts is not None and len(merge_counts) != len(merges):
-        raise TokenizerFileError(f"{path}: {len(merge_counts)} merge counts for {len(merges)} merges")
+        raise TokenizerFileError(
+            f"{path}: merge_counts and merges differ in length ({len(merge_counts):,} and {len(merges):,}); "
+            "give one count per merge"
+        )
     kwargs: dict[str, Any] = {}
     if pattern is not None:
         utf8(pattern, path, "split pattern")

@@ -190,7 +190,7 @@ def from_text(text: str, path: Path) -> BPEModel:
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:  # checked here too, because rebuilding merges needs every byte
         raise TokenizerFileError(
-            f"{path}: no rank for byte 0x{missing[0]:02x} ({len(missing)} bytes missing); a BPE rank file needs all 256"
+            f"{path}: no rank for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing); a BPE rank file needs all 256"
         )
     try:
         merges = rebuild_merges(ranks, line_of_token)

@@ -59,7 +59,7 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
         bad = data[error.start]
         raise CorpusError(
             f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); "
-            "fix the file or train with --errors replace"
+            "fix the file, or train with errors 'replace' to read such bytes as U+FFFD"
         ) from None
 
 

@@ -50,6 +50,7 @@ from core.train.reading import (
 from core.corpus.records import ReadOptions, SkippedRecords
 from core.corpus.shards import Corpus, open_corpus
 from core.errors import SettingsError
+from core.limits import check_utf8_path, check_workers
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
 from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
@@ -135,8 +136,8 @@ class TrainingRun:
         problem = pattern_problem(pattern)
         if problem is not None:  # a tokenizer trained on it would drop text, and no loader would take it
             raise SettingsError(f"split pattern {pattern!r:.60} {problem}")
-        if workers is not None and (not isinstance(workers, int) or workers < 1):
-            raise SettingsError(f"workers {workers!r} must be at least 1 (or None for one per core)")
+        if workers is not None:  # None: one per core
+            check_workers(workers)
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
         if not isinstance(text_field, str) or not text_field:
@@ -148,7 +149,8 @@ class TrainingRun:
         self.corpus: Corpus | None = None
         """The shards, for anything but one uncompressed text file (which is read as it always was)."""
         self.path: Path | None = None
-        if input_path is not None:
+        if input_path is not None:  # the tokenizer records it as UTF-8 text, so refuse now, not when saving
+            check_utf8_path(input_path, "input_path")
             corpus = open_corpus(input_path)
             if corpus.single_plain_text and dask is None:
                 self.path = check_corpus_path(input_path)

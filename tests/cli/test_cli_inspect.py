@@ -30,7 +30,7 @@ def test_summary_for_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert f"format:         {label}" in out
     merges = len(model.merges)
     if fmt == "tiktoken":
-        assert f"= 256 bytes + {merges} merges + 0 special" in out and "special tokens: none" in out
+        assert f"= 256 bytes + {merges} merges + 0 specials" in out and "special tokens: none" in out
     else:
         assert f"vocab size:     {len(model.vocab)} = 256 bytes + {merges} merges + 1 special" in out
         assert f'special tokens: "{SPECIAL}" (256)' in out

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import core.train.run
 from bpe_tui.__main__ import main
-from bpe_tui.cli import train as train_cli
 from bpe_tui.cli.train_display import LiveReporter, PlainReporter, TrainingStats
 from bpe_tui.cli.train_events import event_record
 from core.formats.byte_alphabet import decode_bytes
@@ -281,7 +281,7 @@ def test_bad_input_in_process_returns_2(tmp_path: Path, capsys: pytest.CaptureFi
     args = _bad_corpus(b"ok \xe3\x81 broken")(tmp_path)
     assert main(["train", *args, "-o", str(tmp_path / "out.json")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "byte offset 3" in err and "--errors replace" in err
+    assert err.count("\n") == 1 and "byte offset 3" in err and "errors 'replace'" in err
     assert sorted(os.listdir(tmp_path)) == ["corpus.txt"]
 
 
@@ -301,7 +301,8 @@ def test_ctrl_c_in_process_cancels_and_writes_nothing(
                 if isinstance(event, MergeMade) and event.rank == 5:
                     raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_cli, "TrainingRun", InterruptedRun)
+    # The command builds its run through bpe_tui.training_spec.training_run, which looks the class up here.
+    monkeypatch.setattr(core.train.run, "TrainingRun", InterruptedRun)
     out, events = tmp_path / "out.json", tmp_path / "events.jsonl"
     code = main(["train", str(samples_dir / "english.txt"), "--vocab-size", "400", "--workers", "1",
                  "-o", str(out), "--events", str(events)])

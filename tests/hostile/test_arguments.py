@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_tui.cli.arguments import max_workers
+from core.limits import max_workers
 from core.formats import load_tokenizer
 from tests.hostile.hostile_cases import everything, one_error_line, run_child, run_here, small_tokenizer
 

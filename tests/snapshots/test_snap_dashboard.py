@@ -6,7 +6,7 @@ import pytest
 from textual.pilot import Pilot
 
 from bpe_tui.app import BpeTuiApp
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.merge_table import MergeTable
 from tests.ui.app_harness import SAMPLES, SIZE, make_app, ready
 

@@ -21,7 +21,8 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from bpe_tui.app import BpeTuiApp
 from bpe_tui.services import Services
 from bpe_tui.session import Session
-from bpe_tui.training_process import ReplaySource, SourceEvent, TrainingSpec, measure
+from bpe_tui.training_process import ReplaySource, SourceEvent, measure
+from bpe_tui.training_spec import TrainingSpec
 from core.train.events import MergeMade, TrainingFinished
 from core.train.run import TrainingRun
 
@@ -183,6 +184,26 @@ def make_app(
         theme=THEME,
         reference_on_start=reference_on_start,
     )
+
+
+def app_trained_by(
+    factory: Callable[[TrainingSpec], object],
+    *,
+    train_on_start: bool = False,
+    start_mode: str | None = "corpus",
+    **service_overrides: object,
+) -> BpeTuiApp:
+    """The app on the fixture story whose runs come from ``factory`` (other services overridable by name).
+
+    Most pilot tests of training differ only in where the events come from; this is their one set-up.
+    """
+    services = make_services(source_factory=factory, **service_overrides)
+    return make_app(services=services, train_on_start=train_on_start, start_mode=start_mode)
+
+
+def held_app(source: HeldSource, **options: object) -> BpeTuiApp:
+    """:func:`app_trained_by` with its first run held by ``source`` (later runs get a copy of it)."""
+    return app_trained_by(held_factory(source), **options)  # type: ignore[arg-type]
 
 
 async def settle(pilot: Pilot, rounds: int = 3) -> None:

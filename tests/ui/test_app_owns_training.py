@@ -15,7 +15,7 @@ from bpe_tui.messages import TrainingChanged
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
-from bpe_tui.training_process import TrainingSpec
+from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import TrainingRunner
 from bpe_tui.training_state import TrainingState
 from bpe_tui.widgets.merge_table import MergeTable
@@ -24,9 +24,8 @@ from core.formats import load_tokenizer
 from tests.ui.app_harness import (
     CORPUS_ROOT,
     SIZE,
+    app_trained_by,
     make_app,
-    make_services,
-    make_session,
     recorded_run,
     replay_factory,
     settle,
@@ -77,8 +76,7 @@ async def test_ctrl_t_asks_the_app_which_starts_the_run_without_the_dashboard(
         return recorded(spec)
 
     seen: list[Message] = []
-    services = make_services(source_factory=factory, corpus_root=tmp_path)
-    app = make_app(session=make_session(CORPUS_ROOT / "story.txt"), services=services)
+    app = app_trained_by(factory, corpus_root=tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")

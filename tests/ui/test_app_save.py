@@ -18,10 +18,7 @@ from tests.ui.app_harness import (
     CORPUS_ROOT,
     SIZE,
     HeldSource,
-    held_factory,
-    make_app,
-    make_services,
-    make_session,
+    held_app,
     settle,
     split_after_merges,
 )
@@ -32,8 +29,7 @@ def notifications(seen: list[Message]) -> list[str]:
 
 
 def app_with(source: HeldSource, folder: Path) -> BpeTuiApp:
-    services = make_services(source_factory=held_factory(source), corpus_root=folder)
-    return make_app(session=make_session(CORPUS_ROOT / "story.txt"), services=services)
+    return held_app(source, corpus_root=folder)
 
 
 async def test_a_run_that_finishes_while_the_user_types_opens_nothing(tmp_path: Path) -> None:
@@ -109,12 +105,7 @@ async def test_saving_after_a_stop_writes_the_merges_so_far_recorded_as_stopped(
     first, rest = split_after_merges(40)
     source = HeldSource(first, rest)  # never released: the run is still merging when the user stops it
     seen: list[Message] = []
-    app = make_app(
-        session=make_session(CORPUS_ROOT / "story.txt"),
-        services=make_services(source_factory=held_factory(source), corpus_root=tmp_path),
-        train_on_start=True,
-        start_mode="corpus",
-    )
+    app = held_app(source, corpus_root=tmp_path, train_on_start=True)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         # The start-up run (same recorded events, held too) is replaced by ctrl+t: that tokenizer must not
         # be what a later ctrl+s writes. (No settle here: the held run's worker lasts until it is stopped.)

@@ -9,14 +9,10 @@ from bpe_tui.training_process import TrainingFailed
 from core.train.events import MergeMade
 from bpe_tui.widgets.progress_panel import ProgressPanel
 from tests.ui.app_harness import (
-    CORPUS_ROOT,
     SIZE,
     FrozenProbe,
     HeldSource,
-    held_factory,
-    make_app,
-    make_services,
-    make_session,
+    held_app,
     settle,
     split_after_merges,
 )
@@ -48,8 +44,7 @@ async def test_no_eta_until_the_phase_has_run_a_second() -> None:
 
 
 def dashboard_app(source: HeldSource):
-    services = make_services(source_factory=held_factory(source), probe_factory=lambda pid: FrozenProbe(pid, rss=0))
-    return make_app(session=make_session(CORPUS_ROOT / "story.txt"), services=services)
+    return held_app(source, probe_factory=lambda pid: FrozenProbe(pid, rss=0))
 
 
 async def test_a_failed_run_shows_its_reason_in_the_pane() -> None:

@@ -10,7 +10,7 @@ from textual.notifications import Notify
 
 from bpe_tui.app import startup_text
 from bpe_tui.screens.corpus import CorpusScreen
-from bpe_tui.training_process import TrainingSpec, training_run
+from bpe_tui.training_spec import TrainingSpec, training_run
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from bpe_tui.widgets.training_form import default_settings
 from core.encode.tokenizer import Tokenizer
@@ -18,6 +18,7 @@ from core.model import BPEModel
 from tests.ui.app_harness import (
     SAMPLES,
     SIZE,
+    app_trained_by,
     make_app,
     make_services,
     make_session,
@@ -46,7 +47,7 @@ def trained(spec: TrainingSpec) -> BPEModel:
 async def startup_spec() -> TrainingSpec:
     """The spec the app hands its training source when it starts on the bundled samples."""
     factory = replay_factory(recorded_run())
-    app = make_app(services=make_services(source_factory=factory), train_on_start=True, start_mode=None)
+    app = app_trained_by(factory, train_on_start=True, start_mode=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
     assert len(factory.specs) == 1

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from bpe_tui.training_process import TrainingSpec, training_run
+from bpe_tui.training_spec import TrainingSpec, training_run
 from bpe_tui.training_runner import stopped_model, with_corpus_hash
 from core.train.events import MergeMade
 from core.train.run import TrainingRun

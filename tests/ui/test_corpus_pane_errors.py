@@ -1,0 +1,54 @@
+"""The corpus pane's message for a file it cannot use names the path once, in one line, with the fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.content import Content
+from textual.message import Message
+from textual.notifications import Notify
+
+from bpe_tui.widgets.corpus_stats import CorpusStatsView
+from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+
+
+def unusable(kind: str, folder: Path) -> tuple[Path, str]:
+    """A corpus path of ``kind`` and the words its message must hold."""
+    if kind == "fifo":
+        path = folder / "pipe.txt"
+        os.mkfifo(path)
+        return path, "is a named pipe (FIFO), not a regular file; copy its content to a regular file first"
+    if kind == "folder":
+        path = folder / "texts.txt"
+        path.mkdir()
+        return path, "is a directory; give a file inside it"
+    return folder / "gone.txt", "no such file; check the path"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("kind", ["fifo", "folder", "missing"])
+async def test_a_file_that_cannot_be_used_is_named_once(kind: str, tmp_path: Path) -> None:
+    path, words = unusable(kind, tmp_path)
+    seen: list[Message] = []
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        shown = str(app.screen.query_one(CorpusStatsView).content)
+        assert shown == f"{path}: {words}"
+        await pilot.press("ctrl+t")  # training it is refused with the same line
+        await settle(pilot)
+    refusals = [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.severity == "error"]
+    assert refusals == [f"{path}: {words}"]
+
+
+async def test_a_corpus_name_is_shown_as_typed(tmp_path: Path) -> None:
+    # "[bold]" would be read as markup (and vanish); ESC would reach the terminal as it is.
+    path = tmp_path / "[bold]odd\x1b[2J.txt"
+    path.write_text("some text\n", encoding="utf-8")
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        title = app.screen.query_one("#preview-box").border_title  # as markup, the form Textual keeps it in
+        assert Content.from_markup(str(title)).plain == r"Preview · [bold]odd\x1b[2J.txt"

@@ -1,0 +1,57 @@
+"""The corpus form offers the errors choice of ``bpe-tui train --errors``, so the advice of the invalid-UTF-8
+error ("train with errors 'replace'") is something the user can do in the app, by keys alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.widgets import Select
+
+from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.training_spec import training_run
+from bpe_tui.widgets.training_form import parse_settings
+from core.errors import CorpusError
+from core.train.events import MergeMade
+from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+
+
+def requested(seen: list[Message]) -> list[CorpusScreen.TrainingRequested]:
+    return list({id(m): m for m in seen if isinstance(m, CorpusScreen.TrainingRequested)}.values())
+
+
+async def test_replace_is_chosen_by_keys_and_reaches_the_run(tmp_path: Path) -> None:
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes(b"\xff\xff\xff")  # three bytes that are not UTF-8
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        choice = app.screen.query_one("#errors", Select)
+        assert choice.value == "strict"
+        for _ in range(8):  # tab along the form from the tree until the choice has focus
+            if app.focused is choice:
+                break
+            await pilot.press("tab")
+        assert app.focused is choice
+        await pilot.press("enter", "down", "enter")  # open the list, pick the next entry
+        await pilot.pause()
+        assert choice.value == "replace"
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+    [request] = requested(seen)
+    assert request.spec.errors == "replace"
+    # The run reads each bad byte as U+FFFD (EF BF BD): three in one pre-token give (EF,BF) and (BF,BD)
+    # three times each; the tie goes to the greater pair, (EF,BF).
+    merges = [e for e in training_run(request.spec).events() if isinstance(e, MergeMade)]
+    assert (merges[0].left, merges[0].right, merges[0].count) == (b"\xef", b"\xbf", 3)
+
+
+def test_strict_still_refuses_the_file(tmp_path: Path) -> None:
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes(b"ab \xff")
+    settings, problems = parse_settings("300", "", "", "0")
+    assert settings is not None and settings.errors == "strict" and problems == []
+    with pytest.raises(CorpusError, match="byte offset 3.*errors 'replace'"):
+        list(training_run(settings.spec(corpus_path=corpus)).events())
