@@ -31,10 +31,12 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.errors import BPEError, TextNotTokenizerError
+from core.export.npy_ids import IdsFileError
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names, load_reference
 from core.model import BPEModel
 
 from bpe_tui.messages import SessionChanged, TrainingChanged
+from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable, decode_id_file, is_id_file
 from bpe_tui.panes import PANES, Pane
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
@@ -466,8 +468,21 @@ class BpeTuiApp(App[None]):
             exit_on_error=False,
         )
 
+    def open_file(self, path: Path) -> Worker[LoadedTokenizer | DecodedIds]:
+        """Open ctrl+o's file in a thread: an id file (``.npy``, told by its first bytes) is decoded into the
+        workbench with the active tokenizer; anything else is loaded as a tokenizer (or offered as a corpus)."""
+        active = self.session.active_tokenizer()
+        known = tuple(self.session.tokenizers)
+        return self.run_worker(
+            partial(_open_file, Path(path), active, known),
+            name=str(path),
+            group="load",
+            thread=True,
+            exit_on_error=False,
+        )
+
     @on(Worker.StateChanged)
-    def _tokenizer_loaded(self, event: Worker.StateChanged) -> None:
+    async def _tokenizer_loaded(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         if worker.group == REFERENCE_GROUP:
             # The start-up GPT-2 joins quietly: it must not take the place of the tokenizer being trained.
@@ -479,13 +494,31 @@ class BpeTuiApp(App[None]):
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
             self.session.add_tokenizer(worker.result)
             self.notify(f"Loaded {worker.result.shown_name}", title="Tokenizer", markup=False)
+        elif event.state == WorkerState.SUCCESS and isinstance(worker.result, DecodedIds):
+            await self._show_decoded(worker.result)
         elif event.state == WorkerState.ERROR:
             error = worker.error
             if isinstance(error, TextNotTokenizerError):
                 self._offer_as_corpus(Path(str(error.path)))
                 return
             message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
-            self.notify(shown_text(message), title="Could not load tokenizer", severity="error", timeout=10, markup=False)
+            title = "Could not decode the ids" if isinstance(error, (IdsFileError, IdsNotDecodable)) else (
+                "Could not load tokenizer"
+            )
+            self.notify(shown_text(message), title=title, severity="error", timeout=10, markup=False)
+
+    async def _show_decoded(self, decoded: DecodedIds) -> None:
+        """Put an id file's decoded text in the workbench (pane 4) and say what was decoded, warning when the
+        sidecar names another tokenizer or cannot be read."""
+        await self.switch_mode("boundaries")
+        workbench = self._panes.get("boundaries")
+        if isinstance(workbench, BoundariesScreen):
+            workbench.show_text(decoded.text, decoded.label)
+        self.notify(decoded.summary(), title="Id file", markup=False)
+        warning = decoded.warning()
+        if warning is not None:
+            title = "Ids not checked" if decoded.sidecar_problem is not None else "Ids from another tokenizer"
+            self.notify(warning, title=title, severity="warning", timeout=15, markup=False)
 
     def _offer_as_corpus(self, path: Path) -> None:
         """ctrl+o was given a text file: say it looks like a corpus, and make it the corpus if the user agrees.
@@ -507,10 +540,11 @@ class BpeTuiApp(App[None]):
     def action_open_tokenizer(self) -> None:
         def chosen(path: Path | None) -> None:
             if path is not None:
-                self.load_tokenizer_file(path)
+                self.open_file(path)
 
         names = cached_reference_names()
-        title = "Open a tokenizer file (any format)" + (f", or {' / '.join(names)} by name" if names else "")
+        title = "Open a tokenizer file (any format) or ids (.npy)"
+        title += f", or {' / '.join(names)} by name" if names else ""
         self.push_screen(
             PathDialog(title, str(self.services.corpus_root) + "/", "Open", names=names), chosen
         )
@@ -520,6 +554,13 @@ class BpeTuiApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+
+def _open_file(path: Path, active: LoadedTokenizer | None, known: tuple[LoadedTokenizer, ...]) -> LoadedTokenizer | DecodedIds:
+    """ctrl+o's file, read in a worker thread: ids decoded with ``active`` if it is an id file, else a tokenizer."""
+    if is_id_file(path):
+        return decode_id_file(path, active, known)
+    return _load_tokenizer(path)
 
 
 def _load_tokenizer(path: Path) -> LoadedTokenizer:

@@ -186,6 +186,8 @@ class BoundariesScreen(Screen):
         self._measured: Measured | None = None
         """The main text's measurement on screen, ``None`` while it is being made."""
         self._sample_stats: dict[str, TextStats] = {}
+        self._text_label: tuple[str, str] | None = None
+        """(label, text): what to call the workbench's text while it is still the text put there by ``show_text``."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -252,7 +254,7 @@ class BoundariesScreen(Screen):
         loaded = self._loaded
         name = loaded.shown_name if loaded is not None else "no tokenizer"
         text = self._main_text()
-        where = "your text" if self.source == TYPED else f"{self.source} sample"
+        where = self._typed_label() if self.source == TYPED else f"{self.source} sample"
         if len(text) > DISPLAY_CHARS:
             where += f" (first {len(shown(text)):,} characters drawn)"
         if self.side_by_side:
@@ -262,7 +264,13 @@ class BoundariesScreen(Screen):
         )
 
     def _main_label(self) -> str:
-        return "your text" if self.source == TYPED else self.source
+        return self._typed_label() if self.source == TYPED else self.source
+
+    def _typed_label(self) -> str:
+        """"your text", or the label ``show_text`` gave the text while it is unchanged ("ids.npy decoded")."""
+        if self._text_label is not None and self._text_label[1] == self._area().text:
+            return self._text_label[0]
+        return "your text"
 
     def _show_stats(self) -> None:
         """The stats table: the main text first (live), then the English and Japanese samples."""
@@ -429,6 +437,15 @@ class BoundariesScreen(Screen):
         self.side_by_side = False
         self._typing_settled()
         self.set_focus(area)
+
+    def show_text(self, text: str, label: str) -> None:
+        """Replace the workbench's text with ``text`` from elsewhere (an id file the app decoded), called
+        ``label`` (e.g. "ids.npy decoded") until it is edited. Focus stays where it is, so pane keys still work."""
+        area = self._area()
+        area.load_text(text)
+        self._text_label = (label, area.text)
+        self.side_by_side = False
+        self._typing_settled()
 
     def action_back_to_tokens(self) -> None:
         self._view("en" if self.side_by_side else "main").focus()
