@@ -446,6 +446,7 @@ class BoundariesScreen(Screen):
         self._text_label = (label, area.text)
         self.side_by_side = False
         self._typing_settled()
+        self._show_stats()  # the same text under a new label is not encoded again, but its row is renamed
 
     def action_back_to_tokens(self) -> None:
         self._view("en" if self.side_by_side else "main").focus()

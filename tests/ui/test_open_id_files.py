@@ -20,6 +20,7 @@ from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.session import LoadedTokenizer
+from bpe_tui.widgets.text_stats import TextStatsTable
 from core.export.run import export_corpus, npy_header
 from core.export.sidecar import sidecar_path
 from core.formats import load_tokenizer, save_tokenizer
@@ -85,6 +86,16 @@ async def test_ids_of_the_active_tokenizer_decode_into_the_workbench_without_a_w
         assert any("gpt2" in line and "ids.npy" in line for line in notices(seen, "information"))
         assert app.session.workbench_text == TEXT  # Compare runs on it too
         assert app.session.active_tokenizer() is gpt2()  # opening ids loads no tokenizer
+        table = app.screen.query_one(TextStatsTable)
+        assert str(table.get_cell("ids.npy decoded", "tokens")) == f"{len(gpt2().tokenizer.encode(TEXT)):,}"
+        # The same ids under another name: the same text, so nothing is encoded again, but it is renamed.
+        copy = tmp_path / "copy.npy"
+        copy.write_bytes(ids.read_bytes())
+        sidecar_path(copy).write_bytes(sidecar_path(ids).read_bytes())
+        await open_with_ctrl_o(pilot, copy)
+        assert "copy.npy decoded" in str(app.screen.query_one("#boundaries-header", Static).render())
+        assert [str(row.value) for row in table.rows][0] == "copy.npy decoded"
+        assert not notices(seen, "warning")
 
 
 async def test_ids_of_another_tokenizer_warn_naming_both_and_the_loaded_maker(tmp_path: Path) -> None:
