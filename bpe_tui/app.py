@@ -321,9 +321,12 @@ class BpeTuiApp(App[None]):
         index = self.session.add_tokenizer(message.loaded)
         self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
         model = message.model
+        progress = self.training.progress
+        shards = progress.shards if progress is not None else None
+        skipped = f" Skipped {counted(shards.skipped, 'bad record')}." if shards is not None and shards.skipped else ""
         self.notify(
-            f"{counted(len(model.merges), 'merge')}, vocab {model.vocab_size:,}. Every pane can use it now; "
-            "ctrl+s saves it.",
+            f"{counted(len(model.merges), 'merge')}, vocab {model.vocab_size:,}.{skipped} Every pane can use it "
+            "now; ctrl+s saves it.",
             title="Training finished",
             markup=False,
         )

@@ -84,6 +84,10 @@ class Session:
         samples_dir: the bundled samples folder, ``None`` if it could not be found.
         workbench_text: the text in the boundaries pane's workbench, which Compare can run on too.
         context_windows: the window sizes, in tokens, whose coverage the workbench and Compare show.
+        text_field: the JSON field or Parquet column a corpus of shards is read by (the corpus form's text
+            field), for training, the corpus pane's counts and the Study pane alike.
+        skip_bad_records: whether bad records of a corpus of shards are skipped and counted (the corpus
+            form's toggle), not a reason to stop.
     """
 
     tokenizers: list[LoadedTokenizer] = field(default_factory=list)
@@ -92,12 +96,14 @@ class Session:
     samples_dir: Path | None = None
     workbench_text: str = ""
     context_windows: tuple[int, ...] = DEFAULT_WINDOWS
+    text_field: str = "text"
+    skip_bad_records: bool = False
     _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
     _sample_cache: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(reason)`` after every change; reasons are ``"added"``, ``"active"``, ``"corpus"``,
-        ``"replaced"``, ``"workbench"``, ``"windows"``."""
+        ``"replaced"``, ``"workbench"``, ``"windows"``, ``"reading"``."""
         self._listeners.append(listener)
 
     def _changed(self, reason: str) -> None:
@@ -141,6 +147,12 @@ class Session:
         if path != self.corpus_path:
             self.corpus_path = path
             self._changed("corpus")
+
+    def set_corpus_reading(self, text_field: str, skip_bad_records: bool) -> None:
+        """Remember how a corpus of shards is read: the field holding the text, and whether bad records are skipped."""
+        if (text_field, skip_bad_records) != (self.text_field, self.skip_bad_records):
+            self.text_field, self.skip_bad_records = text_field, skip_bad_records
+            self._changed("reading")
 
     def set_workbench_text(self, text: str) -> None:
         """Remember the workbench's text (once typing settles), so Compare can run on the same text."""

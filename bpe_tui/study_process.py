@@ -35,6 +35,8 @@ class StudySpec:
         special_tokens: as for training.
         d: the embedding width.
         windows: the context windows whose coverage each size reports.
+        text_field: the JSON field or Parquet column holding a record's text (a corpus of shards).
+        skip_bad_records: skip and count bad records instead of stopping at the first.
     """
 
     corpus_path: Path
@@ -43,6 +45,8 @@ class StudySpec:
     special_tokens: tuple[str, ...] = ()
     d: int = 768
     windows: tuple[int, ...] = DEFAULT_WINDOWS
+    text_field: str = "text"
+    skip_bad_records: bool = False
 
 
 def study_run(spec: StudySpec) -> StudyRun:
@@ -52,9 +56,11 @@ def study_run(spec: StudySpec) -> StudyRun:
         SettingsError: bad sizes or width.
         CorpusError: the corpus, or one of its records, cannot be read.
     """
-    texts = {"corpus": corpus_sample(spec.corpus_path, spec.special_tokens).text, **dict(spec.texts)}
+    reading = {"text_field": spec.text_field, "skip_bad_records": spec.skip_bad_records}
+    texts = {"corpus": corpus_sample(spec.corpus_path, spec.special_tokens, **reading).text, **dict(spec.texts)}
     return StudyRun(
-        spec.corpus_path, spec.sizes, texts, d=spec.d, windows=spec.windows, special_tokens=spec.special_tokens
+        spec.corpus_path, spec.sizes, texts, d=spec.d, windows=spec.windows, special_tokens=spec.special_tokens,
+        **reading,
     )
 
 

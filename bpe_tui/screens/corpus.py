@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from core.analysis.corpus_stats import CorpusStats, escape_controls, preview_text, scan_corpus
 from core.corpus import open_corpus
+from core.corpus.records import ReadOptions
 from core.corpus.shards import shard_format
 from core.corpus.summary import ShardsSummary, scan_shards, shards_preview
 from core.errors import CorpusError
@@ -142,8 +143,9 @@ class CorpusScreen(Screen):
         self._corpus_root = corpus_root
         self._recent_store = recent_store
         self._recent = load_recent(recent_store)
-        self._shown: tuple[Path, tuple[str, ...]] | None = None
-        """The file and special tokens last scanned, so a session change that keeps them does not rescan."""
+        self._shown: tuple[Path, tuple[str, ...], str] | None = None
+        """The file, special tokens and text field last scanned, so a session change that keeps them does not
+        rescan."""
         self._stats: CorpusStats | None = None
         """The newest stats of the scan for ``_shown``, ``None`` until the first arrives."""
 
@@ -169,7 +171,7 @@ class CorpusScreen(Screen):
         self._show_corpus()
 
     def on_session_changed(self, message: SessionChanged) -> None:
-        if message.reason == "corpus":
+        if message.reason in ("corpus", "reading"):
             self._recent = load_recent(self._recent_store)  # the app may have added one (ctrl+o on a text file)
             self._show_corpus()
 
@@ -193,20 +195,30 @@ class CorpusScreen(Screen):
             self.query_one("#preview", Static).update("Highlight a file in the tree (s shows the samples).")
             self.query_one(CorpusStatsView).show_message("No corpus chosen yet.")
             return
-        if self._shown == (path, self.query_one(TrainingForm).special_tokens):
+        form = self.query_one(TrainingForm)
+        shards = is_shards(path)
+        form.show_shard_options(shards)
+        shown = (path, form.special_tokens, self._session.text_field)
+        if self._shown == shown:
             return
-        self._shown = (path, self.query_one(TrainingForm).special_tokens)
+        self._shown = shown
         self._stats = None
         # Content, not str: a border title string is read as markup, and a file name is data.
         self.query_one("#preview-box").border_title = Content(f"Preview · {shown_text(path.name)}")
-        if is_shards(path):
-            self._scan_shards(path)
+        if shards:
+            self._scan_shards(path, self._session.text_field)
         else:
-            self._scan(path, self.query_one(TrainingForm).special_tokens)
+            self._scan(path, form.special_tokens)
 
     @on(TrainingForm.SpecialsChanged)
     def _specials_changed(self, message: TrainingForm.SpecialsChanged) -> None:
         self._show_corpus()
+
+    @on(TrainingForm.ReadingChanged)
+    def _reading_changed(self, message: TrainingForm.ReadingChanged) -> None:
+        """The form's text field or skip toggle: kept in the session (the Study pane reads by them too); a new
+        text field re-counts the shards."""
+        self._session.set_corpus_reading(message.text_field, message.skip_bad_records)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
     def _scan(self, path: Path, special_tokens: tuple[str, ...]) -> None:
@@ -226,14 +238,19 @@ class CorpusScreen(Screen):
             self.post_message(self.ScanFailed(path, f"{shown_path(path)}: {os_problem(error)}"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
-    def _scan_shards(self, path: Path) -> None:
-        """Find the shards, read a preview, then count every shard's records, posting ~10 updates a second."""
+    def _scan_shards(self, path: Path, text_field: str) -> None:
+        """Find the shards, read a preview, then count every shard's records, posting ~10 updates a second.
+
+        Records are read by ``text_field``, as training reads them; bad records are not skipped here, so the
+        first one is shown whatever the toggle says.
+        """
         worker = get_current_worker()
+        options = ReadOptions(text_field=text_field)
         try:
             corpus = open_corpus(path)
-            self.post_message(self.PreviewRead(path, escape_controls(shards_preview(corpus, PREVIEW_BYTES))))
+            self.post_message(self.PreviewRead(path, escape_controls(shards_preview(corpus, PREVIEW_BYTES, options))))
             throttle = Throttle(0.1)
-            for summary in scan_shards(corpus):
+            for summary in scan_shards(corpus, options):
                 if worker.is_cancelled:
                     return
                 if summary.complete or throttle.ready():
@@ -252,7 +269,7 @@ class CorpusScreen(Screen):
             self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
 
     def on_corpus_screen_stats_scanned(self, message: StatsScanned) -> None:
-        if (message.stats.path, message.special_tokens) == self._shown:
+        if self._shown is not None and (message.stats.path, message.special_tokens) == self._shown[:2]:
             self._stats = message.stats
             self.query_one(CorpusStatsView).show_stats(message.stats)
 
@@ -369,6 +386,6 @@ class CorpusScreen(Screen):
         before that goes without it (the stats line still shows it when the scan gets there).
         """
         stats = self._stats
-        if stats is None or self._shown != (path, special_tokens) or not stats.markers:
+        if stats is None or self._shown is None or self._shown[:2] != (path, special_tokens) or not stats.markers:
             return None
         return markers_notice(stats).plain

@@ -202,8 +202,10 @@ class StudyScreen(Screen):
             return
         samples = self._session.sample_texts()
         texts = tuple((name, samples[name]) for name in STUDY_TEXTS if name in samples)
+        session = self._session
         spec = StudySpec(
-            path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,), windows=self._session.context_windows
+            path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,), windows=session.context_windows,
+            text_field=session.text_field, skip_bad_records=session.skip_bad_records,
         )
         self._studying = True
         self.refresh_bindings()

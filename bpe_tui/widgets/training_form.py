@@ -1,5 +1,9 @@
-"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency and what to do with
-bytes that are not UTF-8 (``errors``, as ``bpe-tui train --errors``), with validation.
+"""The corpus pane's training settings: vocab size, special tokens, workers, min frequency, what to do with
+bytes that are not UTF-8 (``errors``, as ``bpe-tui train --errors``) and, for a corpus of shards, the text
+field and whether bad records are skipped (``--text-field``, ``--skip-bad-records``), with validation.
+
+The shard options are shown only while the corpus is read as shards (JSON lines, Parquet, compressed, a
+folder): for one text file they mean nothing, and at 80x24 the line is better left to the preview.
 
 The fields' defaults are also the settings of the app's start-up run (:func:`default_settings`), and a
 spec is made from settings in one place (:meth:`TrainingSettings.spec`), so a tokenizer trained from the
@@ -17,7 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from core.errors import SettingsError
 from core.limits import max_workers
@@ -37,6 +41,8 @@ DEFAULT_MIN_FREQUENCY = "0"
 DEFAULT_ERRORS = "strict"
 """Invalid UTF-8 stops the run with its byte offset; ``"replace"`` trains on U+FFFD in its place."""
 ERRORS_CHOICES = ("strict", "replace")
+DEFAULT_TEXT_FIELD = "text"
+"""The JSON field or Parquet column holding a record's text, as ``bpe-tui train --text-field`` defaults it."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class TrainingSettings:
     workers: int | None
     min_frequency: int
     errors: str = DEFAULT_ERRORS
+    text_field: str = DEFAULT_TEXT_FIELD
+    skip_bad_records: bool = False
 
     def spec(
         self,
@@ -66,6 +74,8 @@ class TrainingSettings:
             workers=self.workers,
             min_frequency=self.min_frequency,
             errors=self.errors,
+            text_field=self.text_field,
+            skip_bad_records=self.skip_bad_records,
             label=label,
             measure_texts=tuple(measure_texts),
         )
@@ -84,17 +94,26 @@ def _whole(text: str, name: str, low: int, high: int, errors: list[str]) -> int 
 
 
 def parse_settings(
-    vocab: str, specials: str, workers: str, min_frequency: str, decode_errors: str = DEFAULT_ERRORS
+    vocab: str,
+    specials: str,
+    workers: str,
+    min_frequency: str,
+    decode_errors: str = DEFAULT_ERRORS,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    skip_bad_records: bool = False,
 ) -> tuple[TrainingSettings | None, list[str]]:
     """Check the fields; return settings, or ``None`` and one message per problem.
 
     Special tokens are separated by spaces. Workers may be blank (one per CPU). ``decode_errors`` is the
-    errors choice (``"strict"`` or ``"replace"``).
+    errors choice (``"strict"`` or ``"replace"``). ``text_field`` is taken as typed (a JSON key may hold
+    spaces), and checked as ``bpe-tui train --text-field`` is.
 
-    >>> parse_settings("1000", "<|endoftext|>", "", "0")[0]
-    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0, errors='strict')
+    >>> parse_settings("1000", "<|endoftext|>", "", "0")[0].special_tokens
+    ('<|endoftext|>',)
     >>> parse_settings("12", "", "x", "0")[1]
     ['vocab size: must be between 256 and 1,000,000', 'workers: x is not a whole number']
+    >>> parse_settings("300", "", "", "0", text_field="")[1]
+    ["text field '' must be a non-empty field or column name"]
     """
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
@@ -105,20 +124,22 @@ def parse_settings(
         errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {counted(len(tokens), 'special')})")
     if errors or size is None or frequency is None:
         return None, errors
-    try:
-        from core.train.run import validate_settings
+    from core.train.run import check_text_field, validate_settings  # the trainer loads on first use, not at start-up
 
+    try:
         validate_settings(size, tokens, frequency, decode_errors)
+        check_text_field(text_field)
     except SettingsError as error:
         return None, [str(error)]
-    return TrainingSettings(size, tokens, count, frequency, decode_errors), []
+    return TrainingSettings(size, tokens, count, frequency, decode_errors, text_field, skip_bad_records), []
 
 
 def default_settings() -> TrainingSettings:
     """The settings of the form's fields before they are edited, checked as the form checks them.
 
-    >>> default_settings()
-    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0, errors='strict')
+    >>> default_settings()  # doctest: +NORMALIZE_WHITESPACE
+    TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0,
+                     errors='strict', text_field='text', skip_bad_records=False)
     """
     settings, errors = parse_settings(DEFAULT_VOCAB, DEFAULT_SPECIALS, DEFAULT_WORKERS, DEFAULT_MIN_FREQUENCY)
     assert settings is not None, errors
@@ -134,6 +155,10 @@ class TrainingForm(Vertical):
     TrainingForm Input { width: 1fr; }
     TrainingForm #form-bottom { height: 1; margin-top: 1; }
     TrainingForm #form-errors { width: 1fr; padding-left: 1; }
+    TrainingForm #shard-options { height: 1; display: none; }
+    TrainingForm #shard-options.-shown { display: block; }
+    TrainingForm #shard-options Label { width: 10; margin-right: 1; }
+    TrainingForm #skip-bad-records { margin-left: 1; }
     """
 
     @dataclass
@@ -147,6 +172,14 @@ class TrainingForm(Vertical):
         """The special tokens field changed (documents are counted by them)."""
 
         special_tokens: tuple[str, ...]
+
+    @dataclass
+    class ReadingChanged(Message):
+        """The shard options changed (the corpus pane counts records by the text field); sent only when the
+        text field is valid."""
+
+        text_field: str
+        skip_bad_records: bool
 
     def compose(self) -> ComposeResult:
         with Grid():
@@ -164,12 +197,35 @@ class TrainingForm(Vertical):
                 value=DEFAULT_ERRORS, allow_blank=False, compact=True, id="errors",
                 tooltip="Bytes that are not UTF-8: strict stops with their offset, replace trains on U+FFFD",
             )
+        with Horizontal(id="shard-options"):
+            yield Label("text field")
+            yield Input(
+                DEFAULT_TEXT_FIELD, placeholder="JSON field / Parquet column", id="text-field", compact=True,
+                tooltip="The JSON field or Parquet column holding each record's text (JSON lines and Parquet only)",
+            )
+            yield Checkbox(
+                "skip bad records", id="skip-bad-records", compact=True,
+                tooltip="Skip records that cannot be read (not JSON, no text field, not a string) and count them, "
+                "instead of stopping at the first",
+            )
         with Horizontal(id="form-bottom"):
             yield Button("Train", id="train", variant="primary", compact=True)
             yield Static("", id="form-errors", markup=False)
 
     def on_mount(self) -> None:
         self.border_title = "Train a tokenizer on this file"
+
+    def show_shard_options(self, shown: bool) -> None:
+        """Show the text field and the skip toggle (the corpus is read as shards), or hide them."""
+        self.query_one("#shard-options").set_class(shown, "-shown")
+
+    @property
+    def text_field(self) -> str:
+        return self._value("text-field")
+
+    @property
+    def skip_bad_records(self) -> bool:
+        return self.query_one("#skip-bad-records", Checkbox).value
 
     def _value(self, widget_id: str) -> str:
         return self.query_one(f"#{widget_id}", Input).value
@@ -187,7 +243,7 @@ class TrainingForm(Vertical):
         """The current fields, checked; shows the problems under the fields as well as returning them."""
         settings, errors = parse_settings(
             self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency"),
-            self._errors_choice(),
+            self._errors_choice(), self.text_field, self.skip_bad_records,
         )
         self.query_one("#form-errors", Static).update(
             Content.styled("; ".join(errors), "$error") if errors else Content("")
@@ -213,6 +269,23 @@ class TrainingForm(Vertical):
         self.settings()
         if event.input.id == "specials":
             self.post_message(self.SpecialsChanged(self.special_tokens))
+        elif event.input.id == "text-field":
+            self._reading_changed()
+
+    @on(Checkbox.Changed, "#skip-bad-records")
+    def _skip_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.settings()
+        self._reading_changed()
+
+    def _reading_changed(self) -> None:
+        from core.train.run import check_text_field
+
+        try:
+            check_text_field(self.text_field)
+        except SettingsError:
+            return  # the problem is shown under the fields; the corpus is still counted by the last good one
+        self.post_message(self.ReadingChanged(self.text_field, self.skip_bad_records))
 
     @on(Select.Changed, "#errors")
     def _errors_changed(self) -> None:

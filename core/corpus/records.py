@@ -105,7 +105,7 @@ def shard_documents(shard: Shard, options: ReadOptions, skipped: SkippedRecords)
 def _skip_or_stop(problem: str, what: str, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> None:
     """Count a bad record as skipped, or stop the run on it, as ``options`` say."""
     if not options.skip_bad_records:
-        raise BadRecord(f"{problem}; fix the {what} or pass --skip-bad-records") from None
+        raise BadRecord(f"{problem}; fix the {what} or skip bad records") from None
     skipped.add(shard, problem)
 
 
@@ -132,7 +132,7 @@ def _json_record(line: bytes, name: str, errors: str) -> str:
         raise BadRecord(f"a JSON {_JSON_TYPES.get(type(record), 'null')}, not an object with a {name!r} field")
     if name not in record:
         fields = ", ".join(repr(key) for key in list(record)[:8]) or "none"
-        raise BadRecord(f"no {name!r} field (fields: {fields:.200}); name the text's field with --text-field")
+        raise BadRecord(f"no {name!r} field (fields: {fields:.200}); set the text field to the one holding the text")
     return _text_value(record[name], name, errors)
 
 
@@ -162,14 +162,16 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
         if name not in schema.names:
             columns = ", ".join(repr(column) for column in schema.names[:8]) or "none"
             raise CorpusError(
-                f"{shard.shown}: no column {name!r} (columns: {columns:.200}); name the text's column with --text-field"
+                f"{shard.shown}: no column {name!r} (columns: {columns:.200}); "
+                "set the text field to the column holding the text"
             )
         kind = schema.field(name).type
         value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
         if not (pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
                 or pyarrow.types.is_string_view(value_kind)):
             raise CorpusError(
-                f"{shard.shown}: column {name!r} holds {kind}, not strings; name the text's column with --text-field"
+                f"{shard.shown}: column {name!r} holds {kind}, not strings; "
+                "set the text field to the column holding the text"
             )
         row = 0
         try:

@@ -26,7 +26,7 @@ def decode_piece(data: bytes, shown: str, offset: int, errors: str, *, nul_allow
     'ok'
     >>> decode_piece(b"ok\\xff", "a.txt.gz", 10, "strict")
     Traceback (most recent call last):
-    core.errors.CorpusError: a.txt.gz: invalid UTF-8 at byte offset 12 of the text (byte 0xff); fix the file or train with --errors replace
+    core.errors.CorpusError: a.txt.gz: invalid UTF-8 at byte offset 12 of the text (byte 0xff); fix the file or train with errors 'replace'
     """
     if not nul_allowed:
         nul = data.find(b"\x00")
@@ -40,7 +40,7 @@ def decode_piece(data: bytes, shown: str, offset: int, errors: str, *, nul_allow
     except UnicodeDecodeError as error:
         raise CorpusError(
             f"{shown}: invalid UTF-8 at byte offset {offset + error.start} of the text "
-            f"(byte 0x{data[error.start]:02x}); fix the file or train with --errors replace"
+            f"(byte 0x{data[error.start]:02x}); fix the file or train with errors 'replace'"
         ) from None
 
 

@@ -102,6 +102,19 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
         raise SettingsError(f"errors={errors!r} is not understood; use 'strict' or 'replace'")
 
 
+def check_text_field(text_field: object) -> None:
+    """Refuse a text field that names no JSON field or Parquet column (``bpe-tui train --text-field``, the
+    corpus form's text field).
+
+    >>> check_text_field("content")
+    >>> check_text_field("")
+    Traceback (most recent call last):
+    core.errors.SettingsError: text field '' must be a non-empty field or column name
+    """
+    if not isinstance(text_field, str) or not text_field:
+        raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+
+
 class TrainingRun:
     """One training run, driven by iterating :meth:`events`.
 
@@ -140,8 +153,7 @@ class TrainingRun:
             check_workers(workers)
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
-        if not isinstance(text_field, str) or not text_field:
-            raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+        check_text_field(text_field)
         if dask is not None:
             from core.train.dask_counting import check_dask
 

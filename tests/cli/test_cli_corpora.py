@@ -53,7 +53,7 @@ def test_skip_bad_records_reports_them(tmp_path: Path, capsys: pytest.CaptureFix
     # Progress lines for the shards read before the bad one may come first; the error is one line, last.
     last = captured.err.strip().splitlines()[-1]
     assert code == 2 and "Traceback" not in captured.err
-    assert last.startswith("bpe-tui train: error: ") and last.endswith("fix the record or pass --skip-bad-records")
+    assert last.startswith("bpe-tui train: error: ") and last.endswith("fix the record or skip bad records")
     assert f"{corpus / 'c.jsonl'}: line 2: the 'text' value is a number" in last
     assert not out.exists()
     code = main(["train", str(corpus), "--vocab-size", "300", "-o", str(out), "--skip-bad-records",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.ui.app_harness import CORPUS_ROOT, SIZE, make_app, make_session, ready
+from tests.ui.app_harness import CORPUS_ROOT, SIZE, make_app, make_services, make_session, ready
 
 
 def test_corpus_pane(snap_compare) -> None:
@@ -24,3 +24,21 @@ def test_corpus_pane_japanese_file_and_bad_settings(snap_compare) -> None:
 
     app = make_app(session=make_session(CORPUS_ROOT / "japanese.txt"))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+SHARDS_ROOT = CORPUS_ROOT.parent / "shards_root"
+"""A folder of its own for the shard picture, so the other pictures' trees stay as they are."""
+
+
+def test_corpus_pane_shard_options_80x24(snap_compare) -> None:
+    """A JSON-lines corpus whose text is in ``content``: the form's shard row, the field typed and the skip
+    toggle turned on by keys, and the shards counted again by the new field (4 records, no problem)."""
+
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press(*["tab"] * 7)  # from the tree to the text field
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"content", "tab", "space")
+        await ready(pilot)
+
+    app = make_app(session=make_session(SHARDS_ROOT / "ledger.jsonl"), services=make_services(corpus_root=SHARDS_ROOT))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -79,7 +79,7 @@ async def test_a_bad_shard_is_shown_in_the_stats(tmp_path: Path) -> None:
         final = [m for m in seen if isinstance(m, CorpusScreen.ShardsScanned)][-1].summary
         assert final.complete and final.records == 1
         assert final.problem == f"{tmp_path / 'bad.jsonl'}: line 2: the 'text' value is a number, not a string; " \
-                                "fix the record or pass --skip-bad-records"
+                                "fix the record or skip bad records"
 
 
 async def test_the_dashboard_shows_shard_progress_while_reading() -> None:

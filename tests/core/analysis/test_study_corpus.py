@@ -113,7 +113,7 @@ def test_bad_records_fail_as_training_fails_or_are_skipped_and_counted(tmp_path:
         for _ in TrainingRun(jsonl, 260, [], workers=1).events():
             pass
     assert str(from_sample.value) == str(from_training.value)
-    assert "line 2" in str(from_sample.value) and "--skip-bad-records" in str(from_sample.value)
+    assert "line 2" in str(from_sample.value) and "skip bad records" in str(from_sample.value)
     skipped = corpus_sample(jsonl, [SPECIAL], skip_bad_records=True)
     assert skipped.text == f"one{SPECIAL}three" and skipped.skipped.count == 2
 

@@ -47,7 +47,7 @@ def test_a_bad_json_line_names_shard_and_line(tmp_path: Path, line: bytes, probl
     data = b'{"text": "one"}\n\n' + line + b'\n{"text": "two"}\n'
     name = "bad.jsonl" + (f".{compression}" if compression else "")
     (tmp_path / name).write_bytes(compress(data, compression))
-    message = one_line_error(tmp_path / name, f"{name}: {problem}", "--skip-bad-records")
+    message = one_line_error(tmp_path / name, f"{name}: {problem}", "skip bad records")
     assert message.startswith(str(tmp_path / name))
 
 
@@ -81,7 +81,7 @@ def test_a_null_parquet_row_is_named_by_its_row(tmp_path: Path) -> None:
 
 def test_a_parquet_without_the_column_names_its_columns(tmp_path: Path) -> None:
     (tmp_path / "p.parquet").write_bytes(parquet_bytes(GOOD, column="body"))
-    one_line_error(tmp_path / "p.parquet", "p.parquet: no column 'text' (columns: 'id', 'body')", "--text-field",
+    one_line_error(tmp_path / "p.parquet", "p.parquet: no column 'text' (columns: 'id', 'body')", "set the text field",
                    skip_bad_records=True)  # a whole shard is not a bad record: never skipped
 
 
