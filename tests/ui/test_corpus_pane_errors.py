@@ -23,7 +23,9 @@ def unusable(kind: str, folder: Path) -> tuple[Path, str]:
     if kind == "folder":
         path = folder / "texts.txt"
         path.mkdir()
-        return path, "is a directory; give a file inside it"
+        # A folder is a corpus of shards; this one holds none.
+        return path, ("the folder holds no corpus shard (.txt, .jsonl, .json or .parquet, optionally .gz, .bz2, "
+                      ".xz or .zst); give a folder of shards or a file")
     return folder / "gone.txt", "no such file; check the path"
 
 
