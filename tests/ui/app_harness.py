@@ -7,6 +7,7 @@ back at once (``replay_factory``) or held part-way until the test releases or st
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Sequence
@@ -137,6 +138,12 @@ def split_after_merges(count: int) -> tuple[list[SourceEvent], list[SourceEvent]
     raise AssertionError(f"the recorded run has fewer than {count} merges")
 
 
+_RECENT_FOLDER = tempfile.TemporaryDirectory(prefix="bpe-tui-recent-")
+"""Where the apps of this test process keep their recent-files lists; deleted when the process ends."""
+
+_RECENT_NUMBERS = itertools.count()
+
+
 def make_services(**overrides: object) -> Services:
     """Frozen clock and probe, the fixture tree root, and a recorded run unless told otherwise."""
     options: dict[str, object] = {
@@ -144,8 +151,9 @@ def make_services(**overrides: object) -> Services:
         "probe_factory": lambda pid: FrozenProbe(pid),
         "source_factory": replay_factory(recorded_run()),
         "corpus_root": CORPUS_ROOT,
-        # Never the user's own list: a folder of this test process's own (tests that read it pass tmp_path).
-        "recent_store": Path(tempfile.mkdtemp(prefix="bpe-tui-recent-")) / "recent.json",
+        # Never the user's own list: a file of this app's own, in a folder removed when the tests end
+        # (tests that read the list pass their own under tmp_path).
+        "recent_store": Path(_RECENT_FOLDER.name) / f"recent-{next(_RECENT_NUMBERS)}.json",
     }
     options.update(overrides)
     return Services(**options)  # type: ignore[arg-type]
