@@ -461,7 +461,7 @@ def train_bpe(
     shards (a ``.jsonl``/``.parquet``/compressed file, a folder, a glob or a URL; each record a document).
 
     Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``,
-    ``text_field``, ``skip_bad_records``, ``dask``).
+    ``text_field``, ``skip_bad_records``, ``dask``, ``base``, ``min_char_count``).
 
     >>> import tempfile; path = Path(tempfile.mkstemp()[1]); _ = path.write_text("low low low lower lower newest")
     >>> vocab, merges = train_bpe(path, 258, [])

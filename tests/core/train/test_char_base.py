@@ -13,7 +13,7 @@ from core import reference
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.model import BPEModel
-from core.train.events import MergeMade, TrainingFinished
+from core.train.events import MergeMade, StopReason, TrainingFinished
 from core.train.run import TrainingRun
 from tests.core.test_reference_equality import pool_reading, split_merges, whole_text_merges
 
@@ -74,6 +74,14 @@ def test_rare_characters_fall_back_to_bytes_and_are_never_merged() -> None:
     kept, _ = trained("abab é ab", 256 + 1 + 10)
     assert kept.vocab[256] == "é".encode()
     assert (b" ", "é".encode()) in kept.merges
+
+
+def test_the_minimum_pair_frequency_stops_a_character_base_too() -> None:
+    # In the toy, (あ, い) occurs 3 times and every later pair once: with min_frequency=2 only the first is made.
+    events = list(TrainingRun.from_text("あいあい あい", 1000, base="chars", min_frequency=2, workers=1).events())
+    assert events[-1].model.merges == [("あ".encode(), "い".encode())]
+    assert events[-1].reason == StopReason.MIN_FREQUENCY
+    assert reference.train("あいあい あい", 1000, base="chars", min_frequency=2)[1] == events[-1].model.merges
 
 
 def test_the_alphabet_alone_may_exceed_the_vocab_size() -> None:
