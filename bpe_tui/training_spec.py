@@ -32,6 +32,8 @@ class TrainingSpec:
         text_field: the JSON field or Parquet column holding a record's text (a corpus of shards).
         skip_bad_records: skip and count bad records instead of stopping at the first.
         dask: a Dask scheduler address or ``local[:N]`` to count shards on, or ``None`` to count here.
+        base: ``"bytes"``, or ``"chars"`` to start from the corpus's characters (``bpe-tui train --base``).
+        min_char_count: with the character base, the fewest occurrences a character needs for a token.
         label: what the run is called in the UI and in the tokenizer's name.
         measure_texts: ``(name, text)`` pairs whose bytes/token is re-measured during the run.
     """
@@ -46,6 +48,8 @@ class TrainingSpec:
     text_field: str = "text"
     skip_bad_records: bool = False
     dask: str | None = None
+    base: str = "bytes"
+    min_char_count: int = 1
     label: str = ""
     measure_texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -75,4 +79,6 @@ def training_run(spec: TrainingSpec) -> TrainingRun:
         text_field=spec.text_field,
         skip_bad_records=spec.skip_bad_records,
         dask=spec.dask,
+        base=spec.base,
+        min_char_count=spec.min_char_count,
     )

@@ -13,6 +13,15 @@ from core.pretokenize.patterns import GPT2_PATTERN
 TIE_RULE = "count, then lexicographically greater (left bytes, right bytes)"
 """How training breaks ties between equally frequent pairs (CS336 assignment 1)."""
 
+BYTE_BASE = "bytes"
+"""Training starts from the 256 bytes and encoding from a pre-token's bytes (GPT-2, CS336)."""
+
+CHAR_BASE = "chars"
+"""Training starts from the corpus's characters and encoding from a pre-token's characters; a character
+without a token of its own falls back to its UTF-8 bytes (see :mod:`core.char_base`)."""
+
+BASES = (BYTE_BASE, CHAR_BASE)
+
 
 @dataclass(frozen=True, slots=True)
 class TrainingInfo:
@@ -29,6 +38,8 @@ class TrainingInfo:
         stopped_after: the merges made when the user stopped the run, which then kept only those;
             ``None`` for a run that ran to its end. Written to files only when set, so files of complete
             runs are unchanged and older readers, which ignore unknown keys, still load the rest.
+        min_char_count: for a character base, the fewest occurrences a character needed to get a token
+            (``None`` for a byte base; written only when set, as ``stopped_after``).
 
     >>> TrainingInfo(1000, stopped_after=212).to_json()["stopped_after"]
     212
@@ -44,6 +55,7 @@ class TrainingInfo:
     workers: int = 1
     errors: str = "strict"
     stopped_after: int | None = None
+    min_char_count: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -57,6 +69,8 @@ class TrainingInfo:
         }
         if self.stopped_after is not None:
             data["stopped_after"] = self.stopped_after
+        if self.min_char_count is not None:
+            data["min_char_count"] = self.min_char_count
         return data
 
     @classmethod
@@ -101,6 +115,7 @@ class TrainingInfo:
             workers=count("workers", 1),
             errors=text("errors", "strict"),
             stopped_after=None if data.get("stopped_after") is None else count("stopped_after", 0),
+            min_char_count=None if data.get("min_char_count") is None else count("min_char_count", 1),
         )
 
 
@@ -120,6 +135,8 @@ class BPEModel:
             equal to the merge's count means the tie rule, not the count, chose the merge.
         training: how it was trained, when known.
         name: a short label for display (usually the file stem).
+        base: what encoding starts from: ``"bytes"`` (byte-level BPE) or ``"chars"`` (character-level BPE,
+            whose vocab also holds the 256 bytes for byte fallback). Part of the model's identity.
         fingerprint_verified: for a model loaded from a bpe-tui file, whether its recorded fingerprint was
             checked (``True``) or the file had none, so an edit may have gone unnoticed (``False``);
             ``None`` for other formats, which record none, and for models made in memory. Not part of
@@ -135,6 +152,7 @@ class BPEModel:
     training: TrainingInfo | None = None
     name: str = ""
     fingerprint_verified: bool | None = field(default=None, compare=False)
+    base: str = BYTE_BASE
 
     @property
     def vocab_size(self) -> int:

@@ -22,13 +22,21 @@ tests (``tests/core/test_reference_equality.py``) hold them to these results exa
 [(b'o', b'w'), (b'l', b'ow'), (b' ', b'low')]
 >>> [vocab[token_id] for token_id in encode("lowest", vocab, merges)]
 [b'low', b'e', b's', b't']
+
+4. The character base (``base="chars"``): training starts from characters, not bytes. Ids 0-255 stay the
+   bytes and the special tokens follow; then each character of two or more UTF-8 bytes that occurs at
+   least ``min_char_count`` times gets an id, in code point order (:func:`char_alphabet`). A rarer
+   character has no token and is written as its bytes (byte fallback); in training it cuts its pre-token,
+   so its bytes are never merged (:func:`count_char_words`). Merges, their order and ties are as above.
+   Encoding starts each pre-token from its characters, a character without a token as its bytes
+   (:func:`initial_tokens`). Fast path: ``core.char_base`` and the same ``TrainingRun`` and ``Tokenizer``.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 
 import regex
 
@@ -83,6 +91,44 @@ def count_words(text: str, special_tokens: Sequence[str] = (), pattern: str = GP
     words: Counter[Word] = Counter()
     for pretoken, n in count_pretokens(text, special_tokens, pattern).items():
         words[tuple(bytes([b]) for b in pretoken.encode("utf-8"))] += n
+    return words
+
+
+def char_alphabet(text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_PATTERN, min_char_count: int = 1) -> list[str]:
+    """The characters of ``text`` (outside special tokens) that get a token of their own in a character-base
+    vocab: two or more UTF-8 bytes, at least ``min_char_count`` occurrences, in code point order.
+
+    >>> char_alphabet("aあいあé", min_char_count=2)
+    ['あ']
+    """
+    counts = Counter("".join(pretokenize(text, special_tokens, pattern)))
+    return sorted(c for c, n in counts.items() if n >= min_char_count and len(c.encode("utf-8")) > 1)
+
+
+def count_char_words(
+    text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_PATTERN, min_char_count: int = 1
+) -> Counter[Word]:
+    """The unique pre-tokens of ``text`` split into characters, with how often each occurs; a character
+    seen fewer than ``min_char_count`` times cuts its pre-token in two and is left out.
+
+    >>> count_char_words("ab ab", min_char_count=1)
+    Counter({(b'a', b'b'): 1, (b' ', b'a', b'b'): 1})
+    >>> count_char_words("aéa aa", min_char_count=2)  # é and the space occur once
+    Counter({(b'a',): 2, (b'a', b'a'): 1})
+    """
+    counts = Counter("".join(pretokenize(text, special_tokens, pattern)))
+    words: Counter[Word] = Counter()
+    for pretoken, n in count_pretokens(text, special_tokens, pattern).items():
+        run: list[bytes] = []
+        for char in pretoken:
+            if counts[char] >= min_char_count:
+                run.append(char.encode("utf-8"))
+            else:  # a rare character: the run so far is one word, and the character is in none
+                if run:
+                    words[tuple(run)] += n
+                run = []
+        if run:
+            words[tuple(run)] += n
     return words
 
 
@@ -169,33 +215,64 @@ def train(
     *,
     pattern: str = GPT2_PATTERN,
     min_frequency: int = 0,
+    base: str = "bytes",
+    min_char_count: int = 1,
 ) -> tuple[dict[int, bytes], list[Pair]]:
     """Train on ``text`` until the vocabulary has ``vocab_size`` tokens or training stops early.
 
     Returns CS336's ``(vocab, merges)``: id -> token bytes, and the merges in the order they were made.
+    With ``base="chars"`` the alphabet's characters follow the special tokens (see the module's step 4);
+    when they alone reach ``vocab_size`` no merge is made.
 
     >>> vocab, merges = train("low low low lower lower newest", 256 + 1 + 5, ["<|endoftext|>"])
     >>> vocab[256], vocab[257], vocab[261]
     (b'<|endoftext|>', b'ow', b' lower')
+    >>> vocab, merges = train("あいあい あい", 256 + 2 + 2, base="chars")
+    >>> vocab[256].decode(), vocab[257].decode(), [(a.decode(), b.decode()) for a, b in merges]
+    ('あ', 'い', [('あ', 'い'), ('あい', 'あい')])
     """
     vocab = {i: bytes([i]) for i in range(256)}
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
+    if base == "chars":
+        for char in char_alphabet(text, special_tokens, pattern, min_char_count):
+            vocab[len(vocab)] = char.encode("utf-8")
+        words = count_char_words(text, special_tokens, pattern, min_char_count)
+    else:
+        words = count_words(text, special_tokens, pattern)
     merges: list[Pair] = []
-    words = count_words(text, special_tokens, pattern)
     for left, right, _count in learn_merges(words, vocab_size - len(vocab), min_frequency):
         vocab[len(vocab)] = left + right
         merges.append((left, right))
     return vocab, merges
 
 
-def encode_pretoken(data: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+def initial_tokens(pretoken: str, tokens: Container[bytes], base: str = "bytes") -> list[bytes]:
+    """Where encoding a pre-token starts: its bytes, or with ``base="chars"`` its characters, each character
+    that is not one of ``tokens`` as its bytes.
+
+    >>> initial_tokens("aé", {b"a"}), initial_tokens("aé", {b"a", "é".encode()}, "chars")
+    ([b'a', b'\\xc3', b'\\xa9'], [b'a', b'\\xc3\\xa9'])
+    """
+    out: list[bytes] = []
+    for char in pretoken:
+        data = char.encode("utf-8")
+        if base == "chars" and data in tokens:
+            out.append(data)
+        else:
+            out += [bytes([b]) for b in data]
+    return out
+
+
+def encode_pretoken(data: bytes | list[bytes], ranks: dict[Pair, int]) -> list[bytes]:
     """The tokens of one pre-token: merge the adjacent pair of lowest rank, leftmost first, while one has a rank.
+
+    ``data`` is the pre-token's bytes, or the tokens to start from (see :func:`initial_tokens`).
 
     >>> encode_pretoken(b"lower", {(b"o", b"w"): 0, (b"l", b"ow"): 1, (b"e", b"r"): 2})
     [b'low', b'er']
     """
-    tokens = [bytes([b]) for b in data]
+    tokens = [bytes([b]) for b in data] if isinstance(data, bytes) else list(data)
     while True:
         ranked = [(ranks[pair], i) for i, pair in enumerate(zip(tokens, tokens[1:])) if pair in ranks]
         if not ranked:
@@ -211,10 +288,12 @@ def encode(
     special_tokens: Sequence[str] = (),
     *,
     pattern: str = GPT2_PATTERN,
+    base: str = "bytes",
 ) -> list[int]:
     """The token ids of ``text``; a special token is one id (appended after the largest id if ``vocab`` lacks it).
 
     Where two ids have the same bytes the lower one is used, and a merge listed twice keeps its first rank.
+    ``base="chars"`` starts each pre-token from its characters (:func:`initial_tokens`).
 
     >>> vocab, merges = train("low low low lower lower newest", 256 + 5)
     >>> encode("lower newer", vocab, merges)
@@ -234,7 +313,7 @@ def encode(
             out.append(ids[piece.encode("utf-8")])
             continue
         for pretoken in pretokenize(piece, (), pattern):
-            out += [ids[token] for token in encode_pretoken(pretoken.encode("utf-8"), ranks)]
+            out += [ids[token] for token in encode_pretoken(initial_tokens(pretoken, ids, base), ranks)]
     return out
 
 

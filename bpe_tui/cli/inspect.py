@@ -19,7 +19,7 @@ from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import counted, escape_token
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
-from core.model import BPEModel
+from core.model import CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.analysis.ties import tied_merges
 from core.analysis.vocab_stats import longest_tokens, vocab_split
@@ -66,7 +66,8 @@ def summary_lines(
     size = (f"{model.vocab_size:,} = {counted(split.byte_tokens, 'byte')} + {counted(split.merges, 'merge')} + "
             f"{counted(split.specials, 'special')}")
     if split.other:
-        size += f" + {split.other:,} other"
+        # a character base's alphabet: the tokens of one character beyond the bytes
+        size += f" + {split.other:,} {'characters' if model.base == CHAR_BASE else 'other'}"
     ids = {token: token_id for token_id, token in model.vocab.items()}
     specials = ", ".join(f"{_quoted(s)} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
     counts = "recorded" if model.merge_counts is not None else "not recorded"
@@ -79,6 +80,8 @@ def summary_lines(
         f"fingerprint:    {fingerprint(model)}",
         f"merge counts:   {counts}",
     ]
+    if model.base == CHAR_BASE:  # only then: a byte-level report stays as it was
+        lines.insert(5, "base:           characters (byte fallback for the rest)")
     tie_summary = tied_merges(model)
     lines.append(f"ties:           {tie_summary.describe()}")
 
@@ -88,6 +91,7 @@ def summary_lines(
             f"trained on:     {_shown(str(info.corpus_path)) if info.corpus_path else '(in memory)'} "
             f"({info.corpus_bytes:,} bytes), "
             f"vocab_size={info.vocab_size}, min_frequency={info.min_frequency}"
+            + (f", min_char_count={info.min_char_count}" if info.min_char_count is not None else "")
         )
     if longest > 0:
         lines.append("longest tokens:")

@@ -27,6 +27,7 @@ from core.analysis.coverage import DEFAULT_WINDOWS, parse_windows
 from core.analysis.study import Study, StudyFinished, StudyRun, parse_sizes
 from core.analysis.study_corpus import EvaluationText, corpus_sample
 from core.errors import SettingsError
+from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.reading import read_text_file
 
 
@@ -66,6 +67,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--special-token", metavar="S", type=special_token, action="append", default=[],
                         help="special token (repeatable), as for train")
     parser.add_argument("--workers", metavar="K", type=worker_count, help="processes for reading the corpus")
+    parser.add_argument("--base", choices=BASES, default=BYTE_BASE,
+                        help="train from bytes (default) or from the corpus's characters ('chars', as train "
+                        "--base chars): run both on Japanese to compare tokens and bare bytes")
+    parser.add_argument("--min-char-count", metavar="C", type=int, default=None,
+                        help="with --base chars: characters seen fewer than C times fall back to bytes (default 1)")
     add_corpus_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
@@ -97,10 +103,14 @@ def table_lines(study: Study) -> list[str]:
         bare = "-" if size.japanese_bare_bytes is None else f"{size.japanese_bare_bytes:.1%}"
         row += f" {bare:>8}  {escape_token(size.longest_token, glyphs=False, quote=True)}"
         lines.append(row)
-    if study.unreached:
+    below = [v for v in study.unreached if v < study.smallest]
+    if below:  # a character base's alphabet alone is larger
         lines.append(
-            f"not reached (the corpus ran out of pairs): {', '.join(f'{v:,}' for v in study.unreached)}"
+            f"not reached (below the {study.smallest:,} tokens before any merge): {', '.join(f'{v:,}' for v in below)}"
         )
+    ran_out = [v for v in study.unreached if v >= study.smallest]
+    if ran_out:
+        lines.append(f"not reached (the corpus ran out of pairs): {', '.join(f'{v:,}' for v in ran_out)}")
     return lines + coverage_lines(study)
 
 
@@ -141,6 +151,8 @@ def sample_note(corpus: str, bytes_: int, capped: bool) -> str | None:
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Read the texts, run the study and print the table or JSON (writes no files)."""
     corpus = one_corpus(args.corpus, "study")
+    if args.min_char_count is not None and args.base != CHAR_BASE:
+        raise SettingsError("--min-char-count applies to the character base only; add --base chars or drop it")
     sample = corpus_sample(
         corpus, args.special_token, text_field=args.text_field, skip_bad_records=args.skip_bad_records
     )
@@ -148,6 +160,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     study_run = StudyRun(
         corpus, args.sizes, texts, d=args.d, windows=args.windows, special_tokens=args.special_token,
         workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records,
+        base=args.base, min_char_count=1 if args.min_char_count is None else args.min_char_count,
     )
     study: Study | None = None
     for event in study_run.events():

@@ -29,6 +29,8 @@ from bpe_tui.text import unlisted_markers_line
 from bpe_tui.training_spec import TrainingSpec, training_run
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.markers import count_markers
+from core.errors import SettingsError
+from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.events import TrainingFinished
 from core.formats import save_tokenizer
 from core.train.memory import RSSProbe
@@ -42,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
     """Register ``train`` and its options with the dispatcher's subparsers."""
     parser = subparsers.add_parser(
         "train",
-        help="train a byte-level BPE tokenizer on a corpus",
+        help="train a byte-level (or, with --base chars, character-level) BPE tokenizer on a corpus",
         description=(
             "Train a byte-level BPE tokenizer (Stanford CS336 semantics) on a UTF-8 text file, or on shards "
             "(.txt, .jsonl, .parquet, each maybe .gz/.bz2/.xz/.zst) in a folder or a quoted glob, and save it "
@@ -55,7 +57,8 @@ def add_parser(subparsers: Any) -> None:
                         help="UTF-8 text file, shard, folder of shards or quoted glob to train on")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N",
-        help="final vocabulary size: 256 byte tokens + the special tokens + the merges",
+        help="final vocabulary size: 256 byte tokens + the special tokens (+ the alphabet's characters, with "
+        "--base chars) + the merges",
     )
     parser.add_argument(
         "--special-token", action="append", default=[], dest="special_tokens", metavar="S", type=special_token,
@@ -73,6 +76,16 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--errors", choices=("strict", "replace"), default="strict",
         help="invalid UTF-8 in the corpus: 'strict' (default) stops with its byte offset, 'replace' uses U+FFFD",
+    )
+    parser.add_argument(
+        "--base", choices=BASES, default=BYTE_BASE,
+        help="what merges start from: 'bytes' (default, byte-level BPE) or 'chars' (the corpus's characters, "
+        "character-level BPE; the 256 bytes stay in the vocab for byte fallback)",
+    )
+    parser.add_argument(
+        "--min-char-count", type=int, default=None, metavar="C",
+        help="with --base chars: a character seen fewer than C times gets no token and is encoded as its UTF-8 "
+        "bytes (byte fallback, lossless; never <unk>), and no merge includes it (default: 1, every character)",
     )
     add_corpus_options(parser)
     parser.add_argument(
@@ -118,6 +131,10 @@ def train_command(
     stream = stderr if stderr is not None else sys.stderr
     if outputs is None:
         outputs = Outputs("train", force=getattr(args, "force", False))
+    base = getattr(args, "base", BYTE_BASE)
+    min_char_count = getattr(args, "min_char_count", None)
+    if min_char_count is not None and base != CHAR_BASE:
+        raise SettingsError("--min-char-count applies to the character base only; add --base chars or drop it")
     spec = TrainingSpec(
         vocab_size=args.vocab_size,
         corpus_path=one_corpus(args.corpus, "train"),
@@ -128,6 +145,8 @@ def train_command(
         text_field=getattr(args, "text_field", "text"),
         skip_bad_records=getattr(args, "skip_bad_records", False),
         dask=getattr(args, "dask", None),
+        base=base,
+        min_char_count=1 if min_char_count is None else min_char_count,
     )
     training = training_run(spec)
     assert training.path is not None

@@ -29,6 +29,7 @@ from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.merge_tree import MergeTreeView
 from bpe_tui.widgets.vocab_table import VocabRow, VocabTable, build_rows, filter_rows
 from core.fingerprint import fingerprint
+from core.model import CHAR_BASE
 from core.analysis.merge_tree import MergeIndex
 from core.analysis.ties import TiedMerge, Ties, tied_merges
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -52,8 +53,8 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
         f"  {counted(model.vocab_size, 'token')} = {counted(split.byte_tokens, 'byte')} + "
         f"{counted(split.merges, 'merge')} + {counted(split.specials, 'special')}",
     ]
-    if split.other:
-        parts.append(f" + {split.other:,} other")
+    if split.other:  # a character base's alphabet, or tokens a file from elsewhere carries
+        parts.append(f" + {split.other:,} {'characters' if model.base == CHAR_BASE else 'other'}")
     pattern = "GPT-2" if model.pattern == GPT2_PATTERN else "custom"
     specials = ", ".join(escape_token(token) for token in model.special_tokens) or "none"
     parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]

@@ -24,6 +24,7 @@ from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step, tie_decider, tie_reason
 from bpe_tui.text import counted, escape_token
 from bpe_tui.widgets.key_footer import KeyFooter
+from core.model import CHAR_BASE
 
 SOURCES = ("toy", "english", "japanese", "corpus", "tokenizer")
 """Where steps come from: live training on a sample (``toy``...) or on the corpus chosen in the corpus pane,
@@ -362,7 +363,8 @@ class StepperScreen(Screen):
         ]
         merge = step.merge
         if merge is None:
-            lines.append(Content.styled("step 0: bytes only, no merge yet", "dim"))
+            start = "characters" if step.model.base == CHAR_BASE else "bytes"
+            lines.append(Content.styled(f"step 0: {start} only, no merge yet", "dim"))
         else:
             count = "—" if merge.count is None else f"{merge.count:,}"
             parts: list[str | tuple[str, str]] = [

@@ -22,7 +22,7 @@ from core.analysis.coverage import DEFAULT_WINDOWS, context_coverage
 from core.analysis.study_corpus import EvaluationText
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
-from core.model import BPEModel
+from core.model import BYTE_BASE, BPEModel
 from core.train.events import MergeMade, PhaseProgress, TrainingFinished
 from core.train.run import TrainingRun
 
@@ -51,15 +51,15 @@ def parse_sizes(text: str) -> list[int]:
 
 
 def prefix_model(model: BPEModel, vocab_size: int) -> BPEModel:
-    """``model`` (as training made it: bytes, special tokens, then one id per merge) cut to ``vocab_size``
-    tokens, which is the tokenizer training to ``vocab_size`` would have made.
+    """``model`` (as training made it: bytes, special tokens, the alphabet of a character base, then one id
+    per merge) cut to ``vocab_size`` tokens, which is the tokenizer training to ``vocab_size`` would have made.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"abc"}
     >>> cut = prefix_model(BPEModel(vocab, [(b"a", b"b"), (b"ab", b"c")], merge_counts=[5, 3]), 257)
     >>> cut.merges, cut.merge_counts, len(cut.vocab)
     ([(b'a', b'b')], [5], 257)
     """
-    base = 256 + len(model.special_tokens)
+    base = model.vocab_size - len(model.merges)  # every token no merge made
     kept = max(0, vocab_size - base)
 
     def cut(values: list[Any] | None) -> list[Any] | None:
@@ -127,6 +127,9 @@ class Study:
     d: int = 768
     text_names: tuple[str, ...] = field(default=())
     windows: tuple[int, ...] = DEFAULT_WINDOWS
+    smallest: int = 0
+    """The vocabulary before the first merge (bytes, special tokens and a character base's alphabet): a size
+    below it is unreached too."""
 
     def to_json(self) -> dict[str, Any]:
         return {"sizes": [size.to_json() for size in self.sizes], "unreached": list(self.unreached), "d": self.d}
@@ -215,6 +218,9 @@ class StudyRun:
         special_tokens: as for training.
         workers: as for training (does not change the result).
         clock: seconds from some fixed point; injected so tests can freeze time.
+        base: ``"bytes"`` or ``"chars"``, as for training; with ``"chars"`` a size below 256 + the special
+            tokens + the corpus's alphabet is never reached.
+        min_char_count: as for training, with ``base="chars"``.
     """
 
     def __init__(
@@ -230,6 +236,8 @@ class StudyRun:
         clock: Callable[[], float] = time.perf_counter,
         text_field: str = "text",
         skip_bad_records: bool = False,
+        base: str = BYTE_BASE,
+        min_char_count: int = 1,
     ) -> None:
         if not sizes:
             raise SettingsError("no vocabulary sizes given; give some, like --sizes 300,500,1000")
@@ -250,7 +258,7 @@ class StudyRun:
             )
         self.run = TrainingRun(
             corpus, self.sizes[-1], special_tokens, workers=workers,
-            text_field=text_field, skip_bad_records=skip_bad_records,
+            text_field=text_field, skip_bad_records=skip_bad_records, base=base, min_char_count=min_char_count,
         )
 
     def cancel(self) -> None:
@@ -261,9 +269,6 @@ class StudyRun:
         """Train once at the largest size, then measure each size; ends with ``StudyFinished`` unless cancelled."""
         start = self.clock()
         reached: dict[int, float] = {}
-        base = 256 + len(self.run.special_tokens)
-        if base in self.sizes:
-            reached[base] = 0.0
         wanted = set(self.sizes)
         model: BPEModel | None = None
         for event in self.run.events():
@@ -278,6 +283,9 @@ class StudyRun:
                 model = event.model
         if model is None or self.run.cancelled:
             return
+        base = model.vocab_size - len(model.merges)  # the bytes, special tokens and any alphabet: no merge needed
+        if base in wanted:
+            reached[base] = 0.0
         results = []
         for done, size in enumerate(sorted(reached), start=1):
             result = measure(
@@ -288,4 +296,4 @@ class StudyRun:
             if self.run.cancelled:
                 return
         unreached = tuple(size for size in self.sizes if size not in reached)
-        yield StudyFinished(Study(tuple(results), unreached, self.d, tuple(self.texts), self.windows))
+        yield StudyFinished(Study(tuple(results), unreached, self.d, tuple(self.texts), self.windows, base))

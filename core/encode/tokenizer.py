@@ -32,6 +32,8 @@ from core.encode.arguments import (
     replace_surrogates,
 )
 from core.encode.decoding import InvalidTokenIdError, TokenIdTypeError
+from core.char_base import char_token_ids
+from core.encode.char_merge import CharMergeEngine
 from core.encode.piece_merge import MergeEngine
 from core.encode.piece_cache import PIECE_CACHE_LIMIT, PieceCache
 from core.encode.plain_text import PlainTextEncoder
@@ -39,7 +41,7 @@ from core.encode.spans import TokenSpan, token_spans
 from core.encode.special_tokens import DisallowedSpecialTokenError, SpecialTokens
 from core.encode.streaming import certain_prefix, encode_stream
 from core.errors import SettingsError
-from core.model import BPEModel
+from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import GPT2_PATTERN
 
@@ -54,7 +56,7 @@ __all__ = [
 
 
 class Tokenizer:
-    """A byte-level BPE tokenizer.
+    """A BPE tokenizer: byte-level, or with a character base when made by :meth:`from_model` from such a model.
 
     Args:
         vocab: id -> token bytes; must hold all 256 single bytes.
@@ -117,7 +119,7 @@ class Tokenizer:
 
     @classmethod
     def from_model(cls, model: BPEModel) -> Tokenizer:
-        """The tokenizer for a :class:`~core.model.BPEModel`, keeping its pattern.
+        """The tokenizer for a :class:`~core.model.BPEModel`, keeping its pattern and its base (bytes or characters).
 
         >>> vocab = {i: bytes([i]) for i in range(256)}
         >>> Tokenizer.from_model(BPEModel(vocab, [], pattern=r"\\S+|\\s+")).encode_ordinary("ab c")
@@ -167,7 +169,13 @@ class Tokenizer:
             pair_ranks.setdefault((ids[0], ids[1]), rank)  # a repeated merge keeps its first rank
             merged_ids.append(ids[2])  # type: ignore[arg-type]
         self._encoder = encoder
-        self._engine = MergeEngine([encoder[bytes([b])] for b in range(256)], pair_ranks, merged_ids, self.vocab)
+        byte_ids = [encoder[bytes([b])] for b in range(256)]
+        self.base = source.base if source is not None else BYTE_BASE
+        """What encoding starts from: ``"bytes"``, or ``"chars"`` (each character with a token of its own)."""
+        if self.base == CHAR_BASE:
+            self._engine = CharMergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab, char_token_ids(self.vocab))
+        else:
+            self._engine = MergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab)
         self._plain = PlainTextEncoder(self._engine, splitter_for(pattern))
         self._specials = SpecialTokens(special_ids)
         self._source = source

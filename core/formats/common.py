@@ -15,7 +15,8 @@ import regex
 
 from core.errors import TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes
-from core.model import BPEModel, TrainingInfo
+from core.char_base import char_token_ids
+from core.model import BYTE_BASE, CHAR_BASE, BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
 
 
@@ -114,6 +115,7 @@ def checked_model(
     training: TrainingInfo | None = None,
     vocab_label: str = "the vocab",
     merges_label: str = "the merges",
+    base: str = BYTE_BASE,
 ) -> BPEModel:
     """Build a model after the checks every loader needs, so a bad file fails here and not in ``encode``.
 
@@ -126,7 +128,9 @@ def checked_model(
     256 bytes are tokens; each merge's parts and result are tokens and no merge repeats; every other
     token of two or more bytes is made by a merge or is a special token (else merges are missing: a
     truncated ``merges.txt`` would encode `` world`` in pieces); special tokens are distinct tokens; the
-    split pattern compiles and its matches tile any text (:mod:`core.pretokenize.coverage`).
+    split pattern compiles and its matches tile any text (:mod:`core.pretokenize.coverage`). With the
+    character ``base`` a token of one character is part of the alphabet, not unmade, and each side of a merge
+    must be whole characters (UTF-8), since merging starts from characters.
     """
     merges_at = merges_file or path
     specials = list(special_tokens or [])
@@ -169,6 +173,16 @@ def checked_model(
                 f"{where(seen[(left, right)])}; remove one"
             )
         seen[(left, right)] = rank
+    if base == CHAR_BASE:
+        for rank, (left, right) in enumerate(merges):
+            for part in (left, right):
+                try:
+                    part.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise TokenizerFileError(
+                        f"{merges_at} {where(rank)}: merge {show_token(left)} + {show_token(right)} splits a "
+                        "character, which a character-base tokenizer never does"
+                    ) from None
     special_bytes = [utf8(special, path, "special token") for special in specials]
     for special, data in zip(specials, special_bytes):
         if not data:
@@ -177,7 +191,8 @@ def checked_model(
             raise TokenizerFileError(f"{path}: special token {special!r} is not in the vocab")
     if len(set(specials)) != len(specials):
         raise TokenizerFileError(f"{path}: a special token is listed twice; remove the repeat")
-    _check_all_made(path, ids_of, merges, set(special_bytes), vocab_label, merges_label)
+    alphabet = set(char_token_ids(vocab).keys()) if base == CHAR_BASE else set()
+    _check_all_made(path, ids_of, merges, set(special_bytes) | {c.encode("utf-8") for c in alphabet}, vocab_label, merges_label)
     if merge_counts is not None and len(merge_counts) != len(merges):
         raise TokenizerFileError(
             f"{path}: merge_counts and merges differ in length ({len(merge_counts):,} and {len(merges):,}); "
@@ -198,6 +213,7 @@ def checked_model(
         merge_counts=merge_counts,
         training=training,
         name=model_name(path),
+        base=base,
         **kwargs,
     )
 

@@ -26,7 +26,7 @@ from core.atomic import atomic_directory, atomic_open
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
 from core.formats.common import checked_model, looks_special, number_too_long, utf8
-from core.model import BPEModel
+from core.model import CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
 VERSION_LINE = "#version: 0.2"
@@ -337,6 +337,11 @@ def write(model: BPEModel, path: Path) -> list[Path]:
     does not exist yet is made as a temporary folder and renamed into place with both files in it, so a
     failed or interrupted save leaves no folder behind.
     """
+    if model.base == CHAR_BASE:
+        raise SettingsError(
+            f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they describe byte-level BPE and this "
+            "tokenizer has a character base; save as bpe-tui or hf instead"
+        )
     if model.pattern != GPT2_PATTERN:
         raise SettingsError(
             f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they imply GPT-2's split pattern and "

@@ -1,4 +1,10 @@
-"""Hugging Face ``tokenizer.json`` for byte-level BPE: what ``tokenizers.Tokenizer.from_file`` reads and writes.
+"""Hugging Face ``tokenizer.json`` for BPE: what ``tokenizers.Tokenizer.from_file`` reads and writes.
+
+Byte-level BPE uses the ``ByteLevel`` pre-tokenizer and decoder, tokens spelled in GPT-2's byte alphabet.
+A character-base tokenizer (:mod:`core.char_base`) is character-level BPE: a ``Split`` pre-tokenizer alone,
+tokens spelled as their text, the 256 byte tokens as ``<0xXX>`` and ``byte_fallback`` on (so a character
+without a token becomes its bytes, as here), and a ``ByteFallback`` + ``Fuse`` decoder. Its merges are
+written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``tokenizers`` 0.20 and later).
 
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
 (a normalizer, a prefix space, BPE dropout, ``ignore_merges``, byte fallback, subword prefixes, a
@@ -20,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
-from core.errors import TokenizerFileError
+from core.errors import SettingsError, TokenizerFileError
 from core.formats.common import checked_model, utf8
 from core.atomic import atomic_write_text
-from core.model import BPEModel
+from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
 WHOLE_TEXT_PATTERN = r"[\s\S]+"
@@ -33,7 +39,7 @@ WHOLE_TEXT_PATTERN = r"[\s\S]+"
 def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     """Build a model from a parsed tokenizer.json, refusing options that would change the ids.
 
-    >>> from core.model import BPEModel
+    >>> from core.model import BYTE_BASE, CHAR_BASE, BPEModel
     >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
     >>> from_json(to_json(model), Path("tokenizer.json")).merges
     [(b'a', b'b')]
@@ -44,15 +50,21 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     kind = _type_of(model) if "type" in model else "BPE"
     if kind != "BPE":
         raise TokenizerFileError(f"{path}: is a {kind} tokenizer; only byte-level BPE is supported")
-    _refuse_options(model, path)
+    char_base = _is_character_level(data.get("pre_tokenizer"), data.get("decoder"))
+    if char_base and not model.get("byte_fallback"):
+        raise TokenizerFileError(
+            f"{path}: character-level BPE without byte_fallback maps unknown characters to <unk>, which bpe-tui "
+            "does not reproduce; only character-level BPE with byte_fallback=true is supported"
+        )
+    _refuse_options(model, path, char_base)
     if data.get("normalizer") is not None:
         raise TokenizerFileError(
             f"{path}: has a {_type_of(data['normalizer'])} normalizer, which bpe-tui cannot reproduce; "
             "only tokenizers without a normalizer are supported"
         )
-    pattern = _pattern(data.get("pre_tokenizer"), path)
+    pattern = _split_pattern(data["pre_tokenizer"], path) if char_base else _pattern(data.get("pre_tokenizer"), path)
 
-    vocab, unspelled = _vocab(model.get("vocab"), path)
+    vocab, unspelled = _vocab(model.get("vocab"), path, char_base)
     specials: list[str] = []
     added_tokens = data.get("added_tokens")
     if added_tokens is not None and not isinstance(added_tokens, list):
@@ -73,7 +85,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         raise TokenizerFileError(
             f"{path}: vocab token {stray[0]!r} is not in GPT-2's byte alphabet; only byte-level BPE is supported"
         )
-    merges = _merges(model.get("merges"), path)
+    merges = _merges(model.get("merges"), path, char_base)
     return checked_model(
         path,
         vocab,
@@ -83,7 +95,38 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         pattern=pattern,
         vocab_label="model.vocab",
         merges_label="model.merges",
+        base=CHAR_BASE if char_base else BYTE_BASE,
     )
+
+
+def _is_character_level(pre_tokenizer: Any, decoder: Any) -> bool:
+    """Whether a file is character-level BPE as bpe-tui writes it: a lone ``Split`` pre-tokenizer (no
+    ``ByteLevel`` step) and a decoder without ``ByteLevel``."""
+    if _type_of(pre_tokenizer) != "Split":
+        return False
+    steps = decoder.get("decoders") if _type_of(decoder) == "Sequence" else [decoder]
+    return isinstance(steps, list) and "ByteLevel" not in [_type_of(step) for step in steps]
+
+
+def _byte_fallback_byte(spelled: str) -> int | None:
+    """The byte a ``<0xXX>`` token stands for, or ``None`` for any other spelling.
+
+    >>> _byte_fallback_byte("<0xE3>"), _byte_fallback_byte("<0xe3>"), _byte_fallback_byte("a")
+    (227, None, None)
+    """
+    if len(spelled) == 6 and spelled.startswith("<0x") and spelled.endswith(">"):
+        digits = spelled[3:5]
+        if all(c in "0123456789ABCDEF" for c in digits):
+            return int(digits, 16)
+    return None
+
+
+def _spell_char_token(token: bytes) -> str:
+    """A character-base token as ``tokenizer.json`` spells it: its text, or ``<0xXX>`` for a byte that is
+    no character by itself (byte fallback)."""
+    if len(token) == 1 and token[0] >= 0x80:
+        return f"<0x{token[0]:02X}>"
+    return token.decode("utf-8")
 
 
 def _type_of(component: Any) -> str:
@@ -94,12 +137,12 @@ def _type_of(component: Any) -> str:
     return kind if isinstance(kind, str) and kind.isprintable() and len(kind) <= 40 else f"{kind!r:.40}"
 
 
-def _refuse_options(model: dict[str, Any], path: Path) -> None:
+def _refuse_options(model: dict[str, Any], path: Path, char_base: bool = False) -> None:
     refused = {
         "dropout": lambda v: v not in (None, 0, 0.0),
         "continuing_subword_prefix": lambda v: bool(v),
         "end_of_word_suffix": lambda v: bool(v),
-        "byte_fallback": lambda v: bool(v),
+        "byte_fallback": lambda v: bool(v) and not char_base,
         "ignore_merges": lambda v: bool(v),
     }
     for option, is_set in refused.items():
@@ -119,6 +162,19 @@ def _byte_level(step: dict[str, Any], path: Path) -> bool:
     return bool(step.get("use_regex", True))
 
 
+def _split_pattern(split: dict[str, Any], path: Path) -> str:
+    """The regex of a ``Split`` pre-tokenizer, refusing behaviours other than isolating each match."""
+    regex_source = split.get("pattern", {}).get("Regex") if isinstance(split.get("pattern"), dict) else None
+    if not isinstance(regex_source, str):
+        raise TokenizerFileError(f"{path}: Split pre-tokenizer needs a {{'Regex': ...}} pattern")
+    if split.get("behavior", "Isolated") != "Isolated" or split.get("invert"):
+        raise TokenizerFileError(
+            f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
+            "is not supported; only Isolated without invert"
+        )
+    return regex_source
+
+
 def _pattern(pre_tokenizer: Any, path: Path) -> str:
     steps = _type_of(pre_tokenizer) == "Sequence" and pre_tokenizer.get("pretokenizers")
     if not isinstance(steps, list):
@@ -128,14 +184,7 @@ def _pattern(pre_tokenizer: Any, path: Path) -> str:
         return GPT2_PATTERN if _byte_level(steps[0], path) else WHOLE_TEXT_PATTERN
     if kinds == ["Split", "ByteLevel"]:
         split, byte_level = steps
-        regex_source = split.get("pattern", {}).get("Regex") if isinstance(split.get("pattern"), dict) else None
-        if not isinstance(regex_source, str):
-            raise TokenizerFileError(f"{path}: Split pre-tokenizer needs a {{'Regex': ...}} pattern")
-        if split.get("behavior", "Isolated") != "Isolated" or split.get("invert"):
-            raise TokenizerFileError(
-                f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
-                "is not supported; only Isolated without invert"
-            )
+        regex_source = _split_pattern(split, path)
         if _byte_level(byte_level, path):
             raise TokenizerFileError(f"{path}: Split followed by ByteLevel use_regex=true splits twice; not supported")
         return regex_source
@@ -145,11 +194,11 @@ def _pattern(pre_tokenizer: Any, path: Path) -> str:
     )
 
 
-def _vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
+def _vocab(data: Any, path: Path, char_base: bool = False) -> tuple[dict[int, bytes], list[str]]:
     """``model.vocab`` -> (id -> bytes, spellings outside the byte alphabet, taken as UTF-8 text).
 
     Such a spelling cannot come from byte-level BPE; it is fine only for an added token, which the
-    caller checks.
+    caller checks. For character-level BPE every spelling is text, except ``<0xXX>`` for a byte.
     """
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{path}: 'model.vocab' must be an object of token -> id")
@@ -166,6 +215,10 @@ def _vocab(data: Any, path: Path) -> tuple[dict[int, bytes], list[str]]:
                 f"{path}: model.vocab: id {token_id} is used by both {owner[token_id]!r} and {spelled!r}"
             )
         owner[token_id] = spelled
+        if char_base:
+            byte = _byte_fallback_byte(spelled)
+            vocab[token_id] = bytes([byte]) if byte is not None else utf8(spelled, path, "model.vocab token")
+            continue
         try:
             vocab[token_id] = decode_bytes(spelled)
         except KeyError:
@@ -182,7 +235,7 @@ def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
     return added["id"], added["content"]
 
 
-def _merges(raw: Any, path: Path) -> list[tuple[bytes, bytes]]:
+def _merges(raw: Any, path: Path, char_base: bool = False) -> list[tuple[bytes, bytes]]:
     if not isinstance(raw, list):
         raise TokenizerFileError(f"{path}: 'model.merges' must be an array")
     merges: list[tuple[bytes, bytes]] = []
@@ -192,6 +245,9 @@ def _merges(raw: Any, path: Path) -> list[tuple[bytes, bytes]]:
             raise TokenizerFileError(
                 f"{path}: model.merges[{rank}] is {str(entry)[:60]!r}; expected \"left right\" or [\"left\", \"right\"]"
             )
+        if char_base:
+            merges.append((utf8(parts[0], path, f"model.merges[{rank}]"), utf8(parts[1], path, f"model.merges[{rank}]")))
+            continue
         try:
             merges.append((decode_bytes(parts[0]), decode_bytes(parts[1])))
         except KeyError as error:
@@ -204,7 +260,7 @@ def _merges(raw: Any, path: Path) -> list[tuple[bytes, bytes]]:
 def to_json(model: BPEModel) -> dict[str, Any]:
     """A tokenizer.json for ``model`` that Hugging Face ``tokenizers`` loads and encodes identically with.
 
-    >>> from core.model import BPEModel
+    >>> from core.model import BYTE_BASE, CHAR_BASE, BPEModel
     >>> data = to_json(BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<s>"}, [], special_tokens=["<s>"]))
     >>> data["added_tokens"][0]["content"], data["pre_tokenizer"]["pretokenizers"][0]["behavior"]
     ('<s>', 'Isolated')
@@ -222,21 +278,51 @@ def to_json(model: BPEModel) -> dict[str, Any]:
         }
         for special in sorted(model.special_tokens, key=lambda s: ids[s.encode("utf-8")])
     ]
+    split = {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False}
+    if model.base == CHAR_BASE:
+        return _document(
+            added,
+            pre_tokenizer=split,
+            decoder={"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]},
+            vocab=_character_vocab(model),
+            merges=[[left.decode("utf-8"), right.decode("utf-8")] for left, right in model.merges],
+            byte_fallback=True,
+        )
+    return _document(
+        added,
+        pre_tokenizer={
+            "type": "Sequence",
+            "pretokenizers": [
+                split,
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        },
+        decoder={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        vocab={encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())},
+        merges=[f"{encode_bytes(left)} {encode_bytes(right)}" for left, right in model.merges],
+        byte_fallback=False,
+    )
+
+
+def _document(
+    added: list[dict[str, Any]],
+    *,
+    pre_tokenizer: dict[str, Any],
+    decoder: dict[str, Any],
+    vocab: dict[str, int],
+    merges: list[Any],
+    byte_fallback: bool,
+) -> dict[str, Any]:
+    """A whole tokenizer.json around a BPE model: no normalizer, no post-processor, no dropout."""
     return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
         "added_tokens": added,
         "normalizer": None,
-        "pre_tokenizer": {
-            "type": "Sequence",
-            "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False},
-                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
-            ],
-        },
+        "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "decoder": decoder,
         "model": {
             "type": "BPE",
             "dropout": None,
@@ -244,12 +330,36 @@ def to_json(model: BPEModel) -> dict[str, Any]:
             "continuing_subword_prefix": None,
             "end_of_word_suffix": None,
             "fuse_unk": False,
-            "byte_fallback": False,
+            "byte_fallback": byte_fallback,
             "ignore_merges": False,
-            "vocab": {encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())},
-            "merges": [f"{encode_bytes(left)} {encode_bytes(right)}" for left, right in model.merges],
+            "vocab": vocab,
+            "merges": merges,
         },
     }
+
+
+def _character_vocab(model: BPEModel) -> dict[str, int]:
+    """A character-base model's vocab as tokenizer.json spells it (see :func:`_spell_char_token`).
+
+    Raises:
+        SettingsError: a token is not text, or two tokens would be spelled alike (the text ``<0x80>``, say).
+    """
+    vocab: dict[str, int] = {}
+    for token_id, token in sorted(model.vocab.items()):
+        try:
+            spelled = _spell_char_token(token)
+        except UnicodeDecodeError:
+            raise SettingsError(
+                f"cannot save {model.name or 'this tokenizer'} as tokenizer.json: token {token_id} ({token!r:.40}) "
+                "is not text, which a character-base tokenizer cannot hold"
+            ) from None
+        if spelled in vocab:
+            raise SettingsError(
+                f"cannot save {model.name or 'this tokenizer'} as tokenizer.json: tokens {vocab[spelled]} and "
+                f"{token_id} would both be spelled {spelled!r}; save as bpe-tui instead"
+            )
+        vocab[spelled] = token_id
+    return vocab
 
 
 def write(model: BPEModel, path: Path) -> list[Path]:

@@ -33,14 +33,16 @@ from core.errors import TokenizerFileError
 from core.fingerprint import fingerprint
 from core.formats.common import ID_SLACK, checked_model, utf8
 from core.atomic import atomic_write_text
-from core.model import TIE_RULE, BPEModel, TrainingInfo
+from core.model import BASES, BYTE_BASE, TIE_RULE, BPEModel, TrainingInfo
 
 FORMAT_NAME = "bpe-tui"
 VERSION = 1
 KEYS = (
-    "format", "version", "name", "fingerprint", "pattern", "tie_rule", "special_tokens", "training", "vocab", "merges"
+    "format", "version", "name", "fingerprint", "base", "pattern", "tie_rule", "special_tokens", "training", "vocab",
+    "merges",
 )
-"""Every top-level key of a version-1 file, in the order written."""
+"""Every top-level key of a version-1 file, in the order written. ``base`` is written only for a character-base
+tokenizer: a file without it is byte-level, so byte-level files are as they always were."""
 
 
 def to_text(model: BPEModel) -> str:
@@ -62,6 +64,7 @@ def to_text(model: BPEModel) -> str:
         "version": VERSION,
         "name": model.name,
         "fingerprint": fingerprint(model),
+        **({"base": model.base} if model.base != BYTE_BASE else {}),
         "pattern": model.pattern,
         "tie_rule": TIE_RULE,
         "special_tokens": list(model.special_tokens),
@@ -153,6 +156,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     pattern = data.get("pattern")
     _expect(isinstance(pattern, str), path, "'pattern' must be the split regex as a string")
     training = _training(data.get("training"), path)
+    base = data.get("base", BYTE_BASE)
+    _expect(base in BASES, path, f"'base' must be one of {', '.join(map(repr, BASES))}, got {base!r:.40}")
 
     model = checked_model(
         path,
@@ -163,6 +168,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         pattern=pattern,
         merge_counts=counts if any(c is not None for c in counts) else None,
         training=training,
+        base=base,
     )
     if any(r is not None for r in runner_ups):
         model = dataclasses.replace(model, merge_runner_ups=runner_ups)

@@ -29,7 +29,7 @@ import regex
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.common import ID_SLACK, checked_model, show_token
 from core.atomic import atomic_write_text
-from core.model import BPEModel
+from core.model import CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
 _LINE = regex.compile(r"([A-Za-z0-9+/]+={0,2})[ \t]+([0-9]{1,19})[ \t]*\r?")
@@ -203,15 +203,21 @@ def from_text(text: str, path: Path) -> BPEModel:
 def to_text(model: BPEModel) -> str:
     """The rank file for ``model``, refusing models tiktoken would encode differently.
 
-    >>> from core.model import BPEModel
+    >>> from core.model import CHAR_BASE, BPEModel
     >>> model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<s>", 257: b"ab"}, [(b"a", b"b")], ["<s>"])
     >>> to_text(model).splitlines()[-1]
     'YWI= 257'
 
     Raises:
-        SettingsError: a pattern other than GPT-2's, or ids not in merge order (the ranks would reorder them).
+        SettingsError: a character-base model, a pattern other than GPT-2's, or ids not in merge order (the
+            ranks would reorder them).
     """
     label = model.name or "this tokenizer"
+    if model.base == CHAR_BASE:
+        raise SettingsError(
+            f"cannot save {label} as a tiktoken rank file: tiktoken merges from bytes and this tokenizer has a "
+            "character base; save as bpe-tui or hf instead"
+        )
     if model.pattern != GPT2_PATTERN:
         raise SettingsError(
             f"cannot save {label} as a tiktoken rank file: it implies GPT-2's split pattern and this tokenizer "

@@ -165,6 +165,9 @@ class PairMerger:
     """The merge engine: a store of pre-tokens (``JoinedWords`` while merges are dense, then a
     ``WordStore``) and the ``PairQueue`` that picks each merge.
 
+    ``word_counts`` maps each unique pre-token to its count: as text, whose UTF-8 bytes are the tokens to
+    start from, or with ``as_tokens`` already as strings of token characters (``chr(id)`` a token).
+
     >>> merger = PairMerger({"low": 1, " low": 2, " lower": 2, " newest": 1}, {i: bytes([i]) for i in range(256)})
     >>> merger.pop_best()
     ('ow', 5, 5)
@@ -177,8 +180,12 @@ class PairMerger:
         cold_below: int = COLD_BELOW,
         pool: WorkerPool | None = None,
         parts: int = 1,
+        as_tokens: bool = False,
     ) -> None:
-        words = [piece.encode("utf-8").decode("latin-1") for piece in word_counts]  # byte b -> chr(b)
+        if as_tokens:  # already strings of token characters (the character base: core.char_base.token_words)
+            words = list(word_counts)
+        else:
+            words = [piece.encode("utf-8").decode("latin-1") for piece in word_counts]  # byte b -> chr(b)
         freqs = list(word_counts.values())
         self.words: JoinedWords | WordStore
         if JoinedWords.suits(words, freqs):

@@ -54,7 +54,8 @@ from core.limits import check_utf8_path, check_workers
 from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
 from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
-from core.model import BPEModel, TrainingInfo
+from core.char_base import alphabet, char_counts, token_words
+from core.model import BASES, BYTE_BASE, CHAR_BASE, BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
 from core.pretokenize.patterns import GPT2_PATTERN
 
@@ -142,8 +143,14 @@ class TrainingRun:
         text_field: str = "text",
         skip_bad_records: bool = False,
         dask: str | None = None,
+        base: str = BYTE_BASE,
+        min_char_count: int = 1,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
+        if base not in BASES:
+            raise SettingsError(f"base {base!r} is not understood; use {' or '.join(map(repr, BASES))}")
+        if type(min_char_count) is not int or min_char_count < 1:
+            raise SettingsError(f"min char count {min_char_count!r} must be a whole number >= 1 (1 keeps every character)")
         if not isinstance(pattern, str):
             raise SettingsError(f"pattern must be a regex string, not {type(pattern).__name__}")
         problem = pattern_problem(pattern)
@@ -183,6 +190,9 @@ class TrainingRun:
         self.errors = errors
         self.max_merges = max_merges
         self.pattern = pattern
+        self.base = base
+        """``"bytes"``, or ``"chars"``: the alphabet is the corpus's characters (see ``core.char_base``)."""
+        self.min_char_count = min_char_count
         self._cancelled = threading.Event()
         self._dask: Any = None
         self._corpus_bytes = 0
@@ -230,6 +240,7 @@ class TrainingRun:
             corpus_sha256=self._corpus_sha256,
             workers=self.workers,
             errors=self.errors,
+            min_char_count=self.min_char_count if self.base == CHAR_BASE else None,
         )
         name = "text" if self.path is None else self.corpus.name if self.corpus is not None else self.path.stem
         return BPEModel(
@@ -241,6 +252,7 @@ class TrainingRun:
             merge_runner_ups=list(self.merge_runner_ups),
             training=info,
             name=f"{name}-{len(self.vocab)}",
+            base=self.base,
         )
 
     def top_pairs(self, n: int = 10) -> list[tuple[bytes, bytes, int]]:
@@ -261,7 +273,10 @@ class TrainingRun:
                 return
             unique = len(word_counts)
             yield PhaseProgress("counting", 0, unique)
-            self._merger = PairMerger(word_counts, self.vocab, pool=pool, parts=self.workers)
+            if self.base == CHAR_BASE:
+                self._merger = PairMerger(self._char_words(word_counts), self.vocab, pool=pool, parts=self.workers, as_tokens=True)
+            else:
+                self._merger = PairMerger(word_counts, self.vocab, pool=pool, parts=self.workers)
         del word_counts
         yield PhaseProgress("counting", unique, unique)
         if self.cancelled:
@@ -269,6 +284,21 @@ class TrainingRun:
         reason = yield from self._merge(self._merger)
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
+
+    def _char_words(self, word_counts: dict[str, int]) -> dict[str, int]:
+        """Give the alphabet's characters ids after the special tokens, and return the pre-tokens as strings of
+        token characters, cut at rare characters (see ``core.char_base``)."""
+        counts = char_counts(word_counts)
+        kept = {char: ord(char) for char in counts if ord(char) < 0x80 and counts[char] >= self.min_char_count}
+        for char in alphabet(counts, self.min_char_count):
+            kept[char] = len(self.vocab)
+            self.vocab[len(self.vocab)] = char.encode("utf-8")
+        if len(self.vocab) > MAX_TOKEN_ID:
+            raise SettingsError(
+                f"the corpus has {len(self.vocab):,} distinct characters, more than the {MAX_TOKEN_ID + 1:,} tokens "
+                "supported; raise --min-char-count"
+            )
+        return token_words(word_counts, kept)
 
     @contextlib.contextmanager
     def _worker_pool(self) -> Iterator[WorkerPool | None]:
@@ -443,7 +473,7 @@ def train_bpe(
     shards (a ``.jsonl``/``.parquet``/compressed file, a folder, a glob or a URL; each record a document).
 
     Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``,
-    ``text_field``, ``skip_bad_records``, ``dask``).
+    ``text_field``, ``skip_bad_records``, ``dask``, ``base``, ``min_char_count``).
 
     >>> import tempfile; path = Path(tempfile.mkstemp()[1]); _ = path.write_text("low low low lower lower newest")
     >>> vocab, merges = train_bpe(path, 258, [])
