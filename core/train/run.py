@@ -293,6 +293,13 @@ class TrainingRun:
         for char in alphabet(counts, self.min_char_count):
             kept[char] = len(self.vocab)
             self.vocab[len(self.vocab)] = char.encode("utf-8")
+        if len(self.vocab) > self.vocab_size:  # a model larger than asked for would be a silent surprise
+            characters = len(self.vocab) - 256 - len(self.special_tokens)
+            raise SettingsError(
+                f"vocab size {self.vocab_size:,} is below the character base's {len(self.vocab):,} tokens (256 bytes, "
+                f"{len(self.special_tokens):,} special tokens, {characters:,} characters); raise the vocab size to at "
+                "least that, or the min char count so that rare characters fall back to bytes"
+            )
         if len(self.vocab) > MAX_TOKEN_ID:
             raise SettingsError(
                 f"the corpus has {len(self.vocab):,} distinct characters, more than the {MAX_TOKEN_ID + 1:,} tokens "

@@ -84,9 +84,13 @@ def test_the_minimum_pair_frequency_stops_a_character_base_too() -> None:
     assert reference.train("あいあい あい", 1000, base="chars", min_frequency=2)[1] == events[-1].model.merges
 
 
-def test_the_alphabet_alone_may_exceed_the_vocab_size() -> None:
-    model, made = trained("日本語です", 256 + 2)
-    assert made == [] and len(model.vocab) == 256 + 5  # five characters, no merge
+def test_a_vocab_size_below_the_alphabet_is_refused() -> None:
+    # Five characters make a base of 261 tokens: a model of 261 when 258 were asked for would be a silent surprise.
+    with pytest.raises(SettingsError, match=r"vocab size 258 is below the character base's 261 tokens \(256 bytes, "
+                       r"0 special tokens, 5 characters\)"):
+        trained("日本語です", 256 + 2)
+    model, made = trained("日本語です", 256 + 5)  # exactly the base: no merge, and the size asked for
+    assert made == [] and len(model.vocab) == 256 + 5
 
 
 @pytest.mark.parametrize(
