@@ -1,9 +1,12 @@
 """The corpus pane's training settings: vocab size, special tokens, workers, min frequency, what to do with
 bytes that are not UTF-8 (``errors``, as ``bpe-tui train --errors``) and, for a corpus of shards, the text
-field and whether bad records are skipped (``--text-field``, ``--skip-bad-records``), with validation.
+field and whether bad records are skipped (``--text-field``, ``--skip-bad-records``), and the base the merges
+start from (bytes, or the corpus's characters with a min char count: ``--base``, ``--min-char-count``), with
+validation.
 
 The shard options are shown only while the corpus is read as shards (JSON lines, Parquet, compressed, a
-folder): for one text file they mean nothing, and at 80x24 the line is better left to the preview.
+folder): for one text file they mean nothing, and at 80x24 the line is better left to the preview. The min
+char count is shown only while the character base is chosen, for the same reason.
 
 The fields' defaults are also the settings of the app's start-up run (:func:`default_settings`), and a
 spec is made from settings in one place (:meth:`TrainingSettings.spec`), so a tokenizer trained from the
@@ -25,6 +28,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from core.errors import SettingsError
 from core.limits import max_workers
+from core.model import BASES, BYTE_BASE, CHAR_BASE
 
 from bpe_tui.text import counted
 from bpe_tui.training_spec import TrainingSpec
@@ -43,6 +47,10 @@ DEFAULT_ERRORS = "strict"
 ERRORS_CHOICES = ("strict", "replace")
 DEFAULT_TEXT_FIELD = "text"
 """The JSON field or Parquet column holding a record's text, as ``bpe-tui train --text-field`` defaults it."""
+DEFAULT_BASE = BYTE_BASE
+"""Merges start from the 256 bytes; ``"chars"`` starts them from the corpus's characters (``--base chars``)."""
+DEFAULT_MIN_CHAR_COUNT = "1"
+"""With the character base, every character seen at least once gets a token (``--min-char-count``'s default)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,8 @@ class TrainingSettings:
     errors: str = DEFAULT_ERRORS
     text_field: str = DEFAULT_TEXT_FIELD
     skip_bad_records: bool = False
+    base: str = DEFAULT_BASE
+    min_char_count: int = 1
 
     def spec(
         self,
@@ -76,6 +86,8 @@ class TrainingSettings:
             errors=self.errors,
             text_field=self.text_field,
             skip_bad_records=self.skip_bad_records,
+            base=self.base,
+            min_char_count=self.min_char_count,
             label=label,
             measure_texts=tuple(measure_texts),
         )
@@ -101,12 +113,17 @@ def parse_settings(
     decode_errors: str = DEFAULT_ERRORS,
     text_field: str = DEFAULT_TEXT_FIELD,
     skip_bad_records: bool = False,
+    base: str = DEFAULT_BASE,
+    min_char_count: str = DEFAULT_MIN_CHAR_COUNT,
 ) -> tuple[TrainingSettings | None, list[str]]:
     """Check the fields; return settings, or ``None`` and one message per problem.
 
     Special tokens are separated by spaces. Workers may be blank (one per CPU). ``decode_errors`` is the
     errors choice (``"strict"`` or ``"replace"``). ``text_field`` is taken as typed (a JSON key may hold
-    spaces), and checked as ``bpe-tui train --text-field`` is.
+    spaces), and checked as ``bpe-tui train --text-field`` is. ``base`` is ``"bytes"`` or ``"chars"``; the min
+    char count is read only with the character base, as ``--min-char-count`` applies only there. Whether the
+    vocab size holds the character base's alphabet is known only once the corpus is read: the run refuses it
+    then, saying how many tokens the base needs.
 
     >>> parse_settings("1000", "<|endoftext|>", "", "0")[0].special_tokens
     ('<|endoftext|>',)
@@ -114,15 +131,20 @@ def parse_settings(
     ['vocab size: must be between 256 and 1,000,000', 'workers: x is not a whole number']
     >>> parse_settings("300", "", "", "0", text_field="")[1]
     ["text field '' must be a non-empty field or column name"]
+    >>> parse_settings("300", "", "", "0", base="chars", min_char_count="0")[1]
+    ['min char count: must be between 1 and 1,000,000,000,000']
     """
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
     size = _whole(vocab, "vocab size", 256, MAX_VOCAB_SIZE, errors)
     count = None if workers.strip() in ("", "auto") else _whole(workers, "workers", 1, max_workers(), errors)
     frequency = _whole(min_frequency, "min frequency", 0, 10**12, errors)
+    if base not in BASES:
+        errors.append(f"base {base!r} is not understood; choose {' or '.join(BASES)}")
+    char_count = _whole(min_char_count, "min char count", 1, 10**12, errors) if base == CHAR_BASE else 1
     if size is not None and size < 256 + len(tokens):
         errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {counted(len(tokens), 'special')})")
-    if errors or size is None or frequency is None:
+    if errors or size is None or frequency is None or char_count is None:
         return None, errors
     from core.train.run import check_text_field, validate_settings  # the trainer loads on first use, not at start-up
 
@@ -131,7 +153,9 @@ def parse_settings(
         check_text_field(text_field)
     except SettingsError as error:
         return None, [str(error)]
-    return TrainingSettings(size, tokens, count, frequency, decode_errors, text_field, skip_bad_records), []
+    return TrainingSettings(
+        size, tokens, count, frequency, decode_errors, text_field, skip_bad_records, base, char_count
+    ), []
 
 
 def default_settings() -> TrainingSettings:
@@ -139,7 +163,7 @@ def default_settings() -> TrainingSettings:
 
     >>> default_settings()  # doctest: +NORMALIZE_WHITESPACE
     TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0,
-                     errors='strict', text_field='text', skip_bad_records=False)
+                     errors='strict', text_field='text', skip_bad_records=False, base='bytes', min_char_count=1)
     """
     settings, errors = parse_settings(DEFAULT_VOCAB, DEFAULT_SPECIALS, DEFAULT_WORKERS, DEFAULT_MIN_FREQUENCY)
     assert settings is not None, errors
@@ -159,6 +183,8 @@ class TrainingForm(Vertical):
     TrainingForm #shard-options.-shown { display: block; }
     TrainingForm #shard-options Label { width: 10; margin-right: 1; }
     TrainingForm #skip-bad-records { margin-left: 1; }
+    TrainingForm .char-base-only { display: none; }
+    TrainingForm.-chars .char-base-only { display: block; }
     """
 
     @dataclass
@@ -196,6 +222,18 @@ class TrainingForm(Vertical):
                 [(choice, choice) for choice in ERRORS_CHOICES],
                 value=DEFAULT_ERRORS, allow_blank=False, compact=True, id="errors",
                 tooltip="Bytes that are not UTF-8: strict stops with their offset, replace trains on U+FFFD",
+            )
+            yield Label("base")
+            yield Select(
+                [(choice, choice) for choice in BASES],
+                value=DEFAULT_BASE, allow_blank=False, compact=True, id="base",
+                tooltip="What merges start from: the 256 bytes, or the corpus's characters (rare ones as bytes)",
+            )
+            yield Label("min chars", classes="char-base-only")
+            yield Input(
+                DEFAULT_MIN_CHAR_COUNT, id="min-char-count", compact=True, restrict=r"[0-9_,]*",
+                classes="char-base-only",
+                tooltip="A character seen fewer times than this gets no token and is encoded as its bytes",
             )
         with Horizontal(id="shard-options"):
             yield Label("text field")
@@ -239,11 +277,16 @@ class TrainingForm(Vertical):
         value = self.query_one("#errors", Select).value
         return value if isinstance(value, str) else DEFAULT_ERRORS
 
+    def _base_choice(self) -> str:
+        value = self.query_one("#base", Select).value
+        return value if isinstance(value, str) else DEFAULT_BASE
+
     def settings(self) -> tuple[TrainingSettings | None, list[str]]:
         """The current fields, checked; shows the problems under the fields as well as returning them."""
         settings, errors = parse_settings(
             self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency"),
             self._errors_choice(), self.text_field, self.skip_bad_records,
+            self._base_choice(), self._value("min-char-count"),
         )
         self.query_one("#form-errors", Static).update(
             Content.styled("; ".join(errors), "$error") if errors else Content("")
@@ -289,4 +332,9 @@ class TrainingForm(Vertical):
 
     @on(Select.Changed, "#errors")
     def _errors_changed(self) -> None:
+        self.settings()
+
+    @on(Select.Changed, "#base")
+    def _base_changed(self) -> None:
+        self.set_class(self._base_choice() == CHAR_BASE, "-chars")
         self.settings()

@@ -36,9 +36,22 @@ def test_corpus_pane_shard_options_80x24(snap_compare) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await ready(pilot)
-        await pilot.press(*["tab"] * 7)  # from the tree to the text field
+        await pilot.press(*["tab"] * 8)  # from the tree past the base choice to the text field
         await pilot.press("backspace", "backspace", "backspace", "backspace", *"content", "tab", "space")
         await ready(pilot)
 
     app = make_app(session=make_session(SHARDS_ROOT / "ledger.jsonl"), services=make_services(corpus_root=SHARDS_ROOT))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_corpus_pane_character_base_80x24(snap_compare) -> None:
+    """The base switched to chars by keys: the min char count row appears under it (hidden for bytes)."""
+
+    async def run_before(pilot: Pilot) -> None:
+        await ready(pilot)
+        await pilot.press(*["tab"] * 7)  # from the tree to the base choice
+        await pilot.press("enter", "down", "enter")
+        await ready(pilot)
+
+    app = make_app(session=make_session(CORPUS_ROOT / "japanese.txt"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
