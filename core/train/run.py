@@ -297,7 +297,8 @@ class TrainingRun:
             characters = len(self.vocab) - 256 - len(self.special_tokens)
             raise SettingsError(
                 f"vocab size {self.vocab_size:,} is below the character base's {len(self.vocab):,} tokens (256 bytes, "
-                f"{len(self.special_tokens):,} special tokens, {characters:,} characters); raise the vocab size to at "
+                f"{len(self.special_tokens):,} special token{'' if len(self.special_tokens) == 1 else 's'}, "
+                f"{characters:,} characters); raise the vocab size to at "
                 "least that, or the min char count so that rare characters fall back to bytes"
             )
         if len(self.vocab) > MAX_TOKEN_ID:
