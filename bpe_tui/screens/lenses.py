@@ -89,6 +89,10 @@ class LensesScreen(Screen):
         Binding("space", "toggle", "Toggle", priority=True),
         # "/" focuses the field at once, so keys typed right after it reach it (see Boundaries).
         Binding("slash", "edit", "Edit text", priority=True),
+        # ↑/↓ move the list's cursor here, in the app's own turn, not queued behind the list: a "/" typed right
+        # after them then finds the cursor already on the lens it is meant for.
+        Binding("up", "move_list(-1)", "Lens", show=False, priority=True),
+        Binding("down", "move_list(1)", "Lens", show=False, priority=True),
         # The view cannot take focus (↑/↓ belong to the list), so these scroll it; priority, or the list
         # would take them to jump through the lenses.
         Binding("pageup", "scroll_view(-1)", "Scroll", key_display="PgUp/PgDn",
@@ -312,7 +316,7 @@ class LensesScreen(Screen):
         return next((option for option in settings if option.kind == kind), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("edit", "slide", "toggle", "pick") and isinstance(self.focused, Input):
+        if action in ("edit", "slide", "toggle", "pick", "move_list") and isinstance(self.focused, Input):
             return None  # typing in the field: the key is its own
         if action == "slide":
             return self._chosen_setting("int") is not None
@@ -352,6 +356,13 @@ class LensesScreen(Screen):
         fields = self.query("#lens-fields Input")
         if fields:
             self.set_focus(fields.first(Input))
+
+    def action_move_list(self, steps: int) -> None:
+        lens_list = self.query_one("#lens-list", OptionList)
+        if steps < 0:
+            lens_list.action_cursor_up()
+        else:
+            lens_list.action_cursor_down()
 
     def action_scroll_view(self, pages: int) -> None:
         view = self.query_one("#lens-view", LensView)
