@@ -2,13 +2,20 @@
 
 A list of lenses on the left (↑/↓ chooses), the chosen lens on the right: its settings, then its view.
 ←/→ moves the chosen slider (shift for bigger steps), ``[``/``]`` chooses among several settings, space
-flips a toggle and ``/`` edits a lens's text (Enter applies it). Every lens is computed in a thread worker
-(some retrain or encode whole samples) that only posts its result; a newer request supersedes an older
-one, so holding → never queues stale work. The pane follows the session's active tokenizer.
+flips a toggle and ``/`` edits a lens's text (Enter applies it); page up/down scroll the lens's view.
+
+Every lens is computed in a thread worker (some retrain or encode whole samples) that only posts its result.
+Only the lens the user is on is computed: a request first waits :attr:`LensesScreen.SETTLE_SECONDS`, and a
+newer one (the next lens passed over with ↓, a slider held down) wakes and ends it before it has computed
+anything. Work already under way when it is superseded is cancelled and its result dropped, and a result
+is drawn only if it answers the latest request, so a stale one never reaches the view. The pane follows the
+session's active tokenizer.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +90,21 @@ class LensesScreen(Screen):
         Binding("space", "toggle", "Toggle", priority=True),
         # "/" focuses the field at once, so keys typed right after it reach it (see Boundaries).
         Binding("slash", "edit", "Edit text", priority=True),
+        # ↑/↓ move the list's cursor here, in the app's own turn, not queued behind the list: a "/" typed right
+        # after them then finds the cursor already on the lens it is meant for.
+        Binding("up", "move_list(-1)", "Lens", show=False, priority=True),
+        Binding("down", "move_list(1)", "Lens", show=False, priority=True),
+        # The view cannot take focus (↑/↓ belong to the list), so these scroll it; priority, or the list
+        # would take them to jump through the lenses.
+        Binding("pageup", "scroll_view(-1)", "Scroll", key_display="PgUp/PgDn",
+                tooltip="Scroll the lens's view", priority=True),
+        Binding("pagedown", "scroll_view(1)", "Scroll", show=False, priority=True),
         Binding("escape", "back", "Lenses", show=False),
     ]
+
+    SETTLE_SECONDS = 0.15
+    """How long a request waits before computing, so that lenses passed over (and slider positions held past)
+    are never computed: a newer request ends the wait at once. Short enough not to be felt."""
 
     @dataclass
     class LensComputed(Message, bubble=False):
@@ -110,6 +130,10 @@ class LensesScreen(Screen):
         self._chosen: dict[str, int] = {}
         """Per lens, which of its sliders and toggles the keys move."""
         self._request = 0
+        self._go = threading.Event()
+        """Set to end the latest request's wait: it was superseded, or must start now (:meth:`compute_now`)."""
+        self._showing = asyncio.Lock()
+        """Held while a lens's fields and view are being replaced, so "/" never focuses a field on its way out."""
         self.last_result: Any = None
         """The latest result shown, ``None`` while there is none (what tests check the pane by)."""
 
@@ -128,7 +152,8 @@ class LensesScreen(Screen):
         self.query_one("#lens-list").border_title = "lenses"
         self._loaded = self._session.active_tokenizer()
         self.query_one("#lens-list", OptionList).highlighted = 0
-        await self._show_lens(LENSES[0])
+        async with self._showing:
+            await self._replace_lens(LENSES[0], settle=False)
 
     # -- state -------------------------------------------------------------------------------------------
 
@@ -169,11 +194,19 @@ class LensesScreen(Screen):
 
     @on(OptionList.OptionHighlighted, "#lens-list")
     async def _lens_highlighted(self, message: OptionList.OptionHighlighted) -> None:
-        spec = next(spec for spec in LENSES if spec.name == message.option.id)
-        if spec is not self._spec:
-            await self._show_lens(spec)
+        await self._show_lens(self._highlighted_spec())
+
+    def _highlighted_spec(self) -> LensSpec:
+        """The lens the list's cursor is on (it moves before the pane hears of it)."""
+        index = self.query_one("#lens-list", OptionList).highlighted
+        return LENSES[index] if index is not None else self._spec
 
     async def _show_lens(self, spec: LensSpec) -> None:
+        async with self._showing:
+            if spec is not self._spec:
+                await self._replace_lens(spec)
+
+    async def _replace_lens(self, spec: LensSpec, *, settle: bool = True) -> None:
         # One batch: the title, settings, fields and view change together, never a new title over the
         # old lens's view.
         with self.app.batch_update():
@@ -194,7 +227,7 @@ class LensesScreen(Screen):
             self.query_one("#lens-side").border_title = spec.title
             self.query_one("#lens-about", Static).update(Content.styled(spec.description, "italic"))
             self._draw_settings()
-            self._compute()
+            self._compute(settle=settle)
 
     def _draw_settings(self) -> None:
         settings = self.query_one("#lens-settings", Static)
@@ -211,28 +244,48 @@ class LensesScreen(Screen):
 
     # -- computing ---------------------------------------------------------------------------------------
 
-    def _compute(self) -> None:
+    def _compute(self, *, settle: bool = False) -> None:
+        """Ask for the lens on show with its settings; the request before, if still waiting, ends unrun.
+
+        ``settle``: wait :attr:`SETTLE_SECONDS` first (a key that may well be followed by another), rather
+        than start at once (the pane opening, a new tokenizer, text the user applied).
+        """
         self._request += 1
+        self._go.set()  # wakes the superseded request, which then sees it is no longer the latest
+        go = self._go = threading.Event()
         view = self.query_one("#lens-view", LensView)
         context = self.context()
         if context is None:
             view.show_problem("No tokenizer yet: train one in the corpus pane (1) or open a file (ctrl+o).")
             return
         view.show_waiting("computing…")
-        self._run(self._spec, context, self.values(), self._request)
+        if not settle:
+            go.set()
+        self._run(self._spec, context, self.values(), self._request, go)
+
+    def compute_now(self) -> None:
+        """End the latest request's wait so it computes at once."""
+        self._go.set()
+
+    def _is_latest(self, key: int) -> bool:
+        return key == self._request and not get_current_worker().is_cancelled
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lens-compute")
-    def _run(self, spec: LensSpec, context: LensContext, values: dict[str, Any], key: int) -> None:
+    def _run(self, spec: LensSpec, context: LensContext, values: dict[str, Any], key: int,
+             go: threading.Event) -> None:
+        go.wait(self.SETTLE_SECONDS)
+        if not self._is_latest(key):
+            return  # passed over: never computed
         try:
             result = spec.run(context, values)
         except BPEError as error:
-            self.post_message(self.LensFailed(key, str(error)))
-            return
+            message: Message = self.LensFailed(key, str(error))
         except Exception as error:  # noqa: BLE001 - shown in the view, never a traceback
-            self.post_message(self.LensFailed(key, f"{spec.name} failed: {type(error).__name__}: {error}"))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.LensComputed(key, result))
+            message = self.LensFailed(key, f"{spec.name} failed: {type(error).__name__}: {error}")
+        else:
+            message = self.LensComputed(key, result)
+        if self._is_latest(key):
+            self.post_message(message)
 
     @on(LensComputed)
     def _show_result(self, message: LensComputed) -> None:
@@ -264,7 +317,7 @@ class LensesScreen(Screen):
         return next((option for option in settings if option.kind == kind), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("edit", "slide", "toggle", "pick") and isinstance(self.focused, Input):
+        if action in ("edit", "slide", "toggle", "pick", "move_list") and isinstance(self.focused, Input):
             return None  # typing in the field: the key is its own
         if action == "slide":
             return self._chosen_setting("int") is not None
@@ -272,8 +325,8 @@ class LensesScreen(Screen):
             return self._chosen_setting("bool") is not None
         if action == "pick":
             return len(self._settings()) > 1
-        if action == "edit":
-            return any(option.kind in ("text", "path") for option in self._spec.options)
+        if action == "edit":  # the lens the cursor is on, which may not be drawn yet
+            return any(option.kind in ("text", "path") for option in self._highlighted_spec().options)
         return True
 
     def action_slide(self, steps: int, big: bool = False) -> None:
@@ -296,10 +349,28 @@ class LensesScreen(Screen):
             self._chosen[self._spec.name] = (self._chosen.get(self._spec.name, 0) + steps) % count
             self._draw_settings()
 
-    def action_edit(self) -> None:
+    async def action_edit(self) -> None:
+        # The list's cursor may already be on another lens whose fields are not mounted yet (↓ then / typed
+        # fast). Finish showing that lens first: the app waits for this action before it hands on the next
+        # key, so focusing here (synchronously, not with focus()) means no typed character is lost.
+        await self._show_lens(self._highlighted_spec())
         fields = self.query("#lens-fields Input")
         if fields:
             self.set_focus(fields.first(Input))
+
+    def action_move_list(self, steps: int) -> None:
+        lens_list = self.query_one("#lens-list", OptionList)
+        if steps < 0:
+            lens_list.action_cursor_up()
+        else:
+            lens_list.action_cursor_down()
+
+    def action_scroll_view(self, pages: int) -> None:
+        view = self.query_one("#lens-view", LensView)
+        if pages < 0:
+            view.scroll_page_up(animate=False)
+        else:
+            view.scroll_page_down(animate=False)
 
     def action_back(self) -> None:
         self.query_one("#lens-list", OptionList).focus()
