@@ -41,8 +41,11 @@ class _InOrderDigest:
             except CorpusError as error:
                 self._error = error
 
-        self._thread = threading.Thread(target=run, name="corpus-sha256", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=run, name="corpus-sha256", daemon=True)
+        thread.start()
+        # Kept only once started: a Ctrl-C inside start() must leave stop() nothing to join (joining a thread
+        # that never started raises). If it had started after all, it sees the stop event and ends.
+        self._thread = thread
 
     def stop(self) -> None:
         """Stop the thread, if any, and wait for it (an export that failed or was closed early)."""
