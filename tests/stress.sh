@@ -28,6 +28,10 @@ if [ ${#selection[@]} -eq 0 ]; then
         tests/ui/test_app_owns_training.py
         tests/snapshots/test_snap_dashboard.py
         tests/test_benchmarks_smoke.py
+        tests/core/train/test_dask_counting.py
+        tests/core/export/test_export_shards.py
+        tests/ui/test_lenses_fast_keys.py
+        tests/ui/test_open_id_files.py
     )
 fi
 logs=${STRESS_LOGS:-$(mktemp -d -t bpe-tui-stress.XXXXXX)}
