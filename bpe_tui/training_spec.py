@@ -34,6 +34,7 @@ class TrainingSpec:
         dask: a Dask scheduler address or ``local[:N]`` to count shards on, or ``None`` to count here.
         base: ``"bytes"``, or ``"chars"`` to start from the corpus's characters (``bpe-tui train --base``).
         min_char_count: with the character base, the fewest occurrences a character needs for a token.
+        min_count: pre-tokens seen fewer times in the whole corpus are dropped before merging (1 keeps all).
         label: what the run is called in the UI and in the tokenizer's name.
         measure_texts: ``(name, text)`` pairs whose bytes/token is re-measured during the run.
     """
@@ -50,6 +51,7 @@ class TrainingSpec:
     dask: str | None = None
     base: str = "bytes"
     min_char_count: int = 1
+    min_count: int = 1
     label: str = ""
     measure_texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -81,4 +83,5 @@ def training_run(spec: TrainingSpec) -> TrainingRun:
         dask=spec.dask,
         base=spec.base,
         min_char_count=spec.min_char_count,
+        min_count=spec.min_count,
     )

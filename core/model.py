@@ -40,6 +40,9 @@ class TrainingInfo:
             runs are unchanged and older readers, which ignore unknown keys, still load the rest.
         min_char_count: for a character base, the fewest occurrences a character needed to get a token
             (``None`` for a byte base; written only when set, as ``stopped_after``).
+        min_count: pre-tokens seen fewer times than this were dropped before merging (``None``: none were,
+            min count 1; written only when set).
+        pretokens_pruned: how many unique pre-tokens ``min_count`` dropped (with ``min_count`` only).
 
     >>> TrainingInfo(1000, stopped_after=212).to_json()["stopped_after"]
     212
@@ -56,6 +59,8 @@ class TrainingInfo:
     errors: str = "strict"
     stopped_after: int | None = None
     min_char_count: int | None = None
+    min_count: int | None = None
+    pretokens_pruned: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -71,6 +76,10 @@ class TrainingInfo:
             data["stopped_after"] = self.stopped_after
         if self.min_char_count is not None:
             data["min_char_count"] = self.min_char_count
+        if self.min_count is not None:
+            data["min_count"] = self.min_count
+        if self.pretokens_pruned is not None:
+            data["pretokens_pruned"] = self.pretokens_pruned
         return data
 
     @classmethod
@@ -116,6 +125,8 @@ class TrainingInfo:
             errors=text("errors", "strict"),
             stopped_after=None if data.get("stopped_after") is None else count("stopped_after", 0),
             min_char_count=None if data.get("min_char_count") is None else count("min_char_count", 1),
+            min_count=None if data.get("min_count") is None else count("min_count", 1),
+            pretokens_pruned=None if data.get("pretokens_pruned") is None else count("pretokens_pruned", 0),
         )
 
 

@@ -30,6 +30,11 @@ tests (``tests/core/test_reference_equality.py``) hold them to these results exa
    so its bytes are never merged (:func:`count_char_words`). Merges, their order and ties are as above.
    Encoding starts each pre-token from its characters, a character without a token as its bytes
    (:func:`initial_tokens`). Fast path: ``core.char_base`` and the same ``TrainingRun`` and ``Tokenizer``.
+5. Pruning (``min_count``): once the whole corpus is counted, a pre-token that occurs fewer than
+   ``min_count`` times is dropped (:func:`prune`), as if it had never been in the text; everything after
+   counting, the character base's alphabet included, sees only the pre-tokens kept. The default, 1,
+   keeps every pre-token. Fast path: ``TrainingRun(..., min_count=C)``, after the counts of every worker,
+   shard or Dask job are added up.
 """
 
 from __future__ import annotations
@@ -82,15 +87,70 @@ def count_pretokens(text: str, special_tokens: Sequence[str] = (), pattern: str 
     return Counter(pretokenize(text, special_tokens, pattern))
 
 
+def prune(pretokens: Counter[str], min_count: int) -> Counter[str]:
+    """The pre-tokens that occur at least ``min_count`` times, with their counts (step 5).
+
+    >>> prune(count_pretokens("ab ab ab cd"), 2)
+    Counter({' ab': 2})
+    """
+    return Counter({pretoken: n for pretoken, n in pretokens.items() if n >= min_count})
+
+
+def byte_words(pretokens: Counter[str]) -> Counter[Word]:
+    """Counted pre-tokens split into single bytes.
+
+    >>> byte_words(Counter({"ab": 3}))
+    Counter({(b'a', b'b'): 3})
+    """
+    words: Counter[Word] = Counter()
+    for pretoken, n in pretokens.items():
+        words[tuple(bytes([b]) for b in pretoken.encode("utf-8"))] += n
+    return words
+
+
 def count_words(text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_PATTERN) -> Counter[Word]:
     """The unique pre-tokens of ``text`` split into single bytes, with how often each occurs.
 
     >>> count_words("low low")
     Counter({(b'l', b'o', b'w'): 1, (b' ', b'l', b'o', b'w'): 1})
     """
+    return byte_words(count_pretokens(text, special_tokens, pattern))
+
+
+def char_counts(pretokens: Counter[str]) -> Counter[str]:
+    """How often each character occurs in counted pre-tokens.
+
+    >>> char_counts(Counter({"ab": 2, "b": 1}))
+    Counter({'b': 3, 'a': 2})
+    """
+    counts: Counter[str] = Counter()
+    for pretoken, n in pretokens.items():
+        for char in pretoken:
+            counts[char] += n
+    return counts
+
+
+def alphabet_of(pretokens: Counter[str], min_char_count: int = 1) -> list[str]:
+    """:func:`char_alphabet` of counted pre-tokens."""
+    counts = char_counts(pretokens)
+    return sorted(c for c, n in counts.items() if n >= min_char_count and len(c.encode("utf-8")) > 1)
+
+
+def char_words(pretokens: Counter[str], min_char_count: int = 1) -> Counter[Word]:
+    """:func:`count_char_words` of counted pre-tokens."""
+    counts = char_counts(pretokens)
     words: Counter[Word] = Counter()
-    for pretoken, n in count_pretokens(text, special_tokens, pattern).items():
-        words[tuple(bytes([b]) for b in pretoken.encode("utf-8"))] += n
+    for pretoken, n in pretokens.items():
+        run: list[bytes] = []
+        for char in pretoken:
+            if counts[char] >= min_char_count:
+                run.append(char.encode("utf-8"))
+            else:  # a rare character: the run so far is one word, and the character is in none
+                if run:
+                    words[tuple(run)] += n
+                run = []
+        if run:
+            words[tuple(run)] += n
     return words
 
 
@@ -101,8 +161,7 @@ def char_alphabet(text: str, special_tokens: Sequence[str] = (), pattern: str = 
     >>> char_alphabet("aあいあé", min_char_count=2)
     ['あ']
     """
-    counts = Counter("".join(pretokenize(text, special_tokens, pattern)))
-    return sorted(c for c, n in counts.items() if n >= min_char_count and len(c.encode("utf-8")) > 1)
+    return alphabet_of(count_pretokens(text, special_tokens, pattern), min_char_count)
 
 
 def count_char_words(
@@ -116,20 +175,7 @@ def count_char_words(
     >>> count_char_words("aéa aa", min_char_count=2)  # é and the space occur once
     Counter({(b'a',): 2, (b'a', b'a'): 1})
     """
-    counts = Counter("".join(pretokenize(text, special_tokens, pattern)))
-    words: Counter[Word] = Counter()
-    for pretoken, n in count_pretokens(text, special_tokens, pattern).items():
-        run: list[bytes] = []
-        for char in pretoken:
-            if counts[char] >= min_char_count:
-                run.append(char.encode("utf-8"))
-            else:  # a rare character: the run so far is one word, and the character is in none
-                if run:
-                    words[tuple(run)] += n
-                run = []
-        if run:
-            words[tuple(run)] += n
-    return words
+    return char_words(count_pretokens(text, special_tokens, pattern), min_char_count)
 
 
 def count_pairs(words: Counter[Word]) -> Counter[Pair]:
@@ -217,12 +263,17 @@ def train(
     min_frequency: int = 0,
     base: str = "bytes",
     min_char_count: int = 1,
+    min_count: int = 1,
 ) -> tuple[dict[int, bytes], list[Pair]]:
     """Train on ``text`` until the vocabulary has ``vocab_size`` tokens or training stops early.
 
     Returns CS336's ``(vocab, merges)``: id -> token bytes, and the merges in the order they were made.
     With ``base="chars"`` the alphabet's characters follow the special tokens (see the module's step 4);
-    when they alone reach ``vocab_size`` no merge is made.
+    when they alone reach ``vocab_size`` no merge is made. With ``min_count`` above 1, pre-tokens rarer
+    than that are dropped first (step 5): here ``ab`` and `` cd`` occur once, so only `` ab`` is merged.
+
+    >>> train("ab ab ab cd", 256 + 4, min_count=2)[1]
+    [(b'a', b'b'), (b' ', b'ab')]
 
     >>> vocab, merges = train("low low low lower lower newest", 256 + 1 + 5, ["<|endoftext|>"])
     >>> vocab[256], vocab[257], vocab[261]
@@ -234,12 +285,13 @@ def train(
     vocab = {i: bytes([i]) for i in range(256)}
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
+    pretokens = prune(count_pretokens(text, special_tokens, pattern), min_count)
     if base == "chars":
-        for char in char_alphabet(text, special_tokens, pattern, min_char_count):
+        for char in alphabet_of(pretokens, min_char_count):
             vocab[len(vocab)] = char.encode("utf-8")
-        words = count_char_words(text, special_tokens, pattern, min_char_count)
+        words = char_words(pretokens, min_char_count)
     else:
-        words = count_words(text, special_tokens, pattern)
+        words = byte_words(pretokens)
     merges: list[Pair] = []
     for left, right, _count in learn_merges(words, vocab_size - len(vocab), min_frequency):
         vocab[len(vocab)] = left + right

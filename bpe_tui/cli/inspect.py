@@ -92,6 +92,8 @@ def summary_lines(
             f"({info.corpus_bytes:,} bytes), "
             f"vocab_size={info.vocab_size}, min_frequency={info.min_frequency}"
             + (f", min_char_count={info.min_char_count}" if info.min_char_count is not None else "")
+            + (f", min_count={info.min_count}" if info.min_count is not None else "")
+            + (f" ({counted(info.pretokens_pruned, 'pre-token')} dropped)" if info.pretokens_pruned is not None else "")
         )
     if longest > 0:
         lines.append("longest tokens:")

@@ -25,7 +25,7 @@ from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, pat
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, finish_events, write_event
-from bpe_tui.text import unlisted_markers_line
+from bpe_tui.text import counted, unlisted_markers_line
 from bpe_tui.training_spec import TrainingSpec, training_run
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.markers import count_markers
@@ -72,6 +72,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--min-frequency", type=int, default=0, metavar="F",
         help="stop early when the most frequent pair occurs fewer than F times (default: 0, never)",
+    )
+    parser.add_argument(
+        "--min-count", type=int, default=1, metavar="C",
+        help="after counting, drop the pre-tokens seen fewer than C times in the whole corpus before merging: "
+        "less memory for the merge loop, merges that may differ from the full run's (default: 1, keep all)",
     )
     parser.add_argument(
         "--errors", choices=("strict", "replace"), default="strict",
@@ -147,6 +152,7 @@ def train_command(
         dask=getattr(args, "dask", None),
         base=base,
         min_char_count=1 if min_char_count is None else min_char_count,
+        min_count=getattr(args, "min_count", 1),
     )
     training = training_run(spec)
     assert training.path is not None
@@ -187,6 +193,11 @@ def train_command(
                 written = save_tokenizer(finished.model, output, format="bpe-tui")
         if training.skipped.count:
             reporter.finish(skipped_line(training))
+        if training.min_count > 1:
+            reporter.finish(
+                f"dropped {counted(training.pretokens_pruned, 'unique pre-token')} seen fewer than "
+                f"{training.min_count:,} times (--min-count) before merging"
+            )
         reporter.finish(summary_line(stats, finished, written, events))
     return 0
 

@@ -1,12 +1,13 @@
 """The corpus pane's training settings: vocab size, special tokens, workers, min frequency, what to do with
 bytes that are not UTF-8 (``errors``, as ``bpe-tui train --errors``) and, for a corpus of shards, the text
 field and whether bad records are skipped (``--text-field``, ``--skip-bad-records``), and the base the merges
-start from (bytes, or the corpus's characters with a min char count: ``--base``, ``--min-char-count``), with
-validation.
+start from (bytes, or the corpus's characters with a min char count: ``--base``, ``--min-char-count``), and
+where the pre-tokens are counted (here, or on a Dask cluster: ``--dask``), with validation.
 
 The shard options are shown only while the corpus is read as shards (JSON lines, Parquet, compressed, a
 folder): for one text file they mean nothing, and at 80x24 the line is better left to the preview. The min
-char count is shown only while the character base is chosen, for the same reason.
+char count is shown only while the character base is chosen, for the same reason. The Dask field is always
+shown: ``bpe-tui train --dask`` takes every corpus the form trains on (one text file is counted in parts).
 
 The fields' defaults are also the settings of the app's start-up run (:func:`default_settings`), and a
 spec is made from settings in one place (:meth:`TrainingSettings.spec`), so a tokenizer trained from the
@@ -15,6 +16,7 @@ form with its defaults and the start-up tokenizer cannot drift apart.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,12 @@ DEFAULT_BASE = BYTE_BASE
 """Merges start from the 256 bytes; ``"chars"`` starts them from the corpus's characters (``--base chars``)."""
 DEFAULT_MIN_CHAR_COUNT = "1"
 """With the character base, every character seen at least once gets a token (``--min-char-count``'s default)."""
+DEFAULT_DASK = ""
+"""Blank: the pre-tokens are counted here, by the worker processes; ``local[:N]`` or a scheduler's address
+counts them on a Dask cluster (``--dask``)."""
+DASK_HINT = "here · local:N · tcp://HOST:8786"
+"""The Dask field's placeholder: what blank means, and what else it takes."""
+DASK_HINT_SHORT = "here"
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,8 @@ class TrainingSettings:
     skip_bad_records: bool = False
     base: str = DEFAULT_BASE
     min_char_count: int = 1
+    dask: str | None = None
+    """A Dask scheduler's address or ``local[:N]`` to count on, or ``None`` to count here."""
 
     def spec(
         self,
@@ -88,6 +98,7 @@ class TrainingSettings:
             skip_bad_records=self.skip_bad_records,
             base=self.base,
             min_char_count=self.min_char_count,
+            dask=self.dask,
             label=label,
             measure_texts=tuple(measure_texts),
         )
@@ -115,13 +126,15 @@ def parse_settings(
     skip_bad_records: bool = False,
     base: str = DEFAULT_BASE,
     min_char_count: str = DEFAULT_MIN_CHAR_COUNT,
+    dask: str = DEFAULT_DASK,
 ) -> tuple[TrainingSettings | None, list[str]]:
     """Check the fields; return settings, or ``None`` and one message per problem.
 
     Special tokens are separated by spaces. Workers may be blank (one per CPU). ``decode_errors`` is the
     errors choice (``"strict"`` or ``"replace"``). ``text_field`` is taken as typed (a JSON key may hold
     spaces), and checked as ``bpe-tui train --text-field`` is. ``base`` is ``"bytes"`` or ``"chars"``; the min
-    char count is read only with the character base, as ``--min-char-count`` applies only there. Whether the
+    char count is read only with the character base, as ``--min-char-count`` applies only there. ``dask`` is
+    blank (count here) or an address checked as ``--dask`` checks it, the dask extra included. Whether the
     vocab size holds the character base's alphabet is known only once the corpus is read: the run refuses it
     then, saying how many tokens the base needs.
 
@@ -133,6 +146,8 @@ def parse_settings(
     ["text field '' must be a non-empty field or column name"]
     >>> parse_settings("300", "", "", "0", base="chars", min_char_count="0")[1]
     ['min char count: must be between 1 and 1,000,000,000,000']
+    >>> parse_settings("300", "", "", "0", dask="10.0.0.5")[1]
+    ["--dask '10.0.0.5' is not understood; give a scheduler address such as tcp://HOST:8786, or local[:N] for N workers here"]
     """
     errors: list[str] = []
     tokens = tuple(dict.fromkeys(specials.split()))
@@ -144,6 +159,14 @@ def parse_settings(
     char_count = _whole(min_char_count, "min char count", 1, 10**12, errors) if base == CHAR_BASE else 1
     if size is not None and size < 256 + len(tokens):
         errors.append(f"vocab size: must be at least {256 + len(tokens)} (256 bytes + {counted(len(tokens), 'special')})")
+    address = dask.strip() or None
+    if address is not None:
+        from core.train.dask_counting import check_dask  # as the trainer below: loaded on first use
+
+        try:
+            check_dask(address, count if count is not None else (os.cpu_count() or 1))
+        except SettingsError as error:
+            errors.append(str(error))
     if errors or size is None or frequency is None or char_count is None:
         return None, errors
     from core.train.run import check_text_field, validate_settings  # the trainer loads on first use, not at start-up
@@ -154,7 +177,7 @@ def parse_settings(
     except SettingsError as error:
         return None, [str(error)]
     return TrainingSettings(
-        size, tokens, count, frequency, decode_errors, text_field, skip_bad_records, base, char_count
+        size, tokens, count, frequency, decode_errors, text_field, skip_bad_records, base, char_count, address
     ), []
 
 
@@ -163,7 +186,8 @@ def default_settings() -> TrainingSettings:
 
     >>> default_settings()  # doctest: +NORMALIZE_WHITESPACE
     TrainingSettings(vocab_size=1000, special_tokens=('<|endoftext|>',), workers=None, min_frequency=0,
-                     errors='strict', text_field='text', skip_bad_records=False, base='bytes', min_char_count=1)
+                     errors='strict', text_field='text', skip_bad_records=False, base='bytes', min_char_count=1,
+                     dask=None)
     """
     settings, errors = parse_settings(DEFAULT_VOCAB, DEFAULT_SPECIALS, DEFAULT_WORKERS, DEFAULT_MIN_FREQUENCY)
     assert settings is not None, errors
@@ -185,6 +209,8 @@ class TrainingForm(Vertical):
     TrainingForm #skip-bad-records { margin-left: 1; }
     TrainingForm .char-base-only { display: none; }
     TrainingForm.-chars .char-base-only { display: block; }
+    TrainingForm #dask { column-span: 3; }
+    TrainingForm.-chars #dask { column-span: 1; }
     """
 
     @dataclass
@@ -234,6 +260,12 @@ class TrainingForm(Vertical):
                 DEFAULT_MIN_CHAR_COUNT, id="min-char-count", compact=True, restrict=r"[0-9_,]*",
                 classes="char-base-only",
                 tooltip="A character seen fewer times than this gets no token and is encoded as its bytes",
+            )
+            yield Label("dask")
+            yield Input(
+                DEFAULT_DASK, placeholder=DASK_HINT, id="dask", compact=True,
+                tooltip="Count the pre-tokens on a Dask cluster: local[:N] starts N workers on this machine, "
+                "tcp://HOST:8786 is a running scheduler; merging stays here (needs: pip install 'bpe-tui[dask]')",
             )
         with Horizontal(id="shard-options"):
             yield Label("text field")
@@ -286,7 +318,7 @@ class TrainingForm(Vertical):
         settings, errors = parse_settings(
             self._value("vocab"), self._value("specials"), self._value("workers"), self._value("min-frequency"),
             self._errors_choice(), self.text_field, self.skip_bad_records,
-            self._base_choice(), self._value("min-char-count"),
+            self._base_choice(), self._value("min-char-count"), self._value("dask"),
         )
         self.query_one("#form-errors", Static).update(
             Content.styled("; ".join(errors), "$error") if errors else Content("")
@@ -336,5 +368,8 @@ class TrainingForm(Vertical):
 
     @on(Select.Changed, "#base")
     def _base_changed(self) -> None:
-        self.set_class(self._base_choice() == CHAR_BASE, "-chars")
+        chars = self._base_choice() == CHAR_BASE
+        self.set_class(chars, "-chars")
+        # Beside the min char count the Dask field is a quarter of the row: its hint would be cut mid-word.
+        self.query_one("#dask", Input).placeholder = DASK_HINT_SHORT if chars else DASK_HINT
         self.settings()

@@ -17,6 +17,7 @@ and only when a run asks for a cluster.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 from collections.abc import Callable, Iterator
@@ -31,6 +32,9 @@ the message flow may set it false: the same code path, with threads, starts in a
 
 CONNECT_TIMEOUT = "10s"
 """How long to try to reach a scheduler before saying it cannot be reached."""
+
+MISSING = "--dask needs the dask.distributed package; install it with: pip install 'bpe-tui[dask]'"
+"""The one line for a machine without the ``dask`` extra (``bpe-tui train --dask`` and the corpus form)."""
 
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _REMOTE = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
@@ -60,18 +64,29 @@ def parse_address(address: str, default_workers: int) -> tuple[str | None, int]:
 
 
 def check_dask(address: str, default_workers: int) -> None:
-    """Refuse, before any work, an address that is not understood or a machine without dask.distributed."""
+    """Refuse, before any work, an address that is not understood or a machine without dask.distributed.
+
+    The one check of an address, for ``bpe-tui train --dask`` and the corpus form alike. It finds the
+    package without importing it (an import takes a second or more), so the form can check as the user types.
+
+    >>> check_dask("local:x", 2)
+    Traceback (most recent call last):
+    core.errors.SettingsError: --dask 'local:x' is not understood; give a scheduler address such as tcp://HOST:8786, or local[:N] for N workers here
+    """
     parse_address(address, default_workers)
-    _distributed()
+    try:
+        found = importlib.util.find_spec("distributed") is not None
+    except ValueError:  # a module already imported, but without a spec
+        found = False
+    if not found:
+        raise SettingsError(MISSING)
 
 
 def _distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise SettingsError(
-            "--dask needs the dask.distributed package; install it with: pip install 'bpe-tui[dask]'"
-        ) from None
+        raise SettingsError(MISSING) from None
     return distributed
 
 

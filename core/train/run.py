@@ -145,12 +145,15 @@ class TrainingRun:
         dask: str | None = None,
         base: str = BYTE_BASE,
         min_char_count: int = 1,
+        min_count: int = 1,
     ) -> None:
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
         if base not in BASES:
             raise SettingsError(f"base {base!r} is not understood; use {' or '.join(map(repr, BASES))}")
         if type(min_char_count) is not int or min_char_count < 1:
             raise SettingsError(f"min char count {min_char_count!r} must be a whole number >= 1 (1 keeps every character)")
+        if type(min_count) is not int or min_count < 1:
+            raise SettingsError(f"min count {min_count!r} must be a whole number >= 1 (1 keeps every pre-token)")
         if not isinstance(pattern, str):
             raise SettingsError(f"pattern must be a regex string, not {type(pattern).__name__}")
         problem = pattern_problem(pattern)
@@ -193,6 +196,11 @@ class TrainingRun:
         self.base = base
         """``"bytes"``, or ``"chars"``: the alphabet is the corpus's characters (see ``core.char_base``)."""
         self.min_char_count = min_char_count
+        self.min_count = min_count
+        """Pre-tokens seen fewer times than this in the whole corpus are dropped before merging (``reference``'s
+        step 5): memory for the merge loop's index, bought with merges that may differ."""
+        self.pretokens_pruned = 0
+        """How many unique pre-tokens ``min_count`` dropped (known once counting is done)."""
         self._cancelled = threading.Event()
         self._dask: Any = None
         self._corpus_bytes = 0
@@ -241,6 +249,8 @@ class TrainingRun:
             workers=self.workers,
             errors=self.errors,
             min_char_count=self.min_char_count if self.base == CHAR_BASE else None,
+            min_count=self.min_count if self.min_count > 1 else None,
+            pretokens_pruned=self.pretokens_pruned if self.min_count > 1 else None,
         )
         name = "text" if self.path is None else self.corpus.name if self.corpus is not None else self.path.stem
         return BPEModel(
@@ -271,6 +281,8 @@ class TrainingRun:
             yield from self._read(word_counts, pool)
             if self.cancelled:
                 return
+            if self.min_count > 1:
+                word_counts = self._pruned(word_counts)
             unique = len(word_counts)
             yield PhaseProgress("counting", 0, unique)
             if self.base == CHAR_BASE:
@@ -284,6 +296,14 @@ class TrainingRun:
         reason = yield from self._merge(self._merger)
         if reason is not None:
             yield TrainingFinished(self.result(), reason)
+
+    def _pruned(self, word_counts: dict[str, int]) -> dict[str, int]:
+        """The pre-tokens seen at least ``min_count`` times in the whole corpus, in a new dict (one that lost
+        most of its keys by deletion would keep its size); records how many were dropped."""
+        least = self.min_count
+        kept = {word: count for word, count in word_counts.items() if count >= least}
+        self.pretokens_pruned = len(word_counts) - len(kept)
+        return kept
 
     def _char_words(self, word_counts: dict[str, int]) -> dict[str, int]:
         """Give the alphabet's characters ids after the special tokens, and return the pre-tokens as strings of
@@ -481,7 +501,7 @@ def train_bpe(
     shards (a ``.jsonl``/``.parquet``/compressed file, a folder, a glob or a URL; each record a document).
 
     Options are those of :class:`TrainingRun` (``workers``, ``min_frequency``, ``errors``, ``max_merges``,
-    ``text_field``, ``skip_bad_records``, ``dask``, ``base``, ``min_char_count``).
+    ``text_field``, ``skip_bad_records``, ``dask``, ``base``, ``min_char_count``, ``min_count``).
 
     >>> import tempfile; path = Path(tempfile.mkstemp()[1]); _ = path.write_text("low low low lower lower newest")
     >>> vocab, merges = train_bpe(path, 258, [])

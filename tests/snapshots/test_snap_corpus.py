@@ -36,7 +36,7 @@ def test_corpus_pane_shard_options_80x24(snap_compare) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         await ready(pilot)
-        await pilot.press(*["tab"] * 8)  # from the tree past the base choice to the text field
+        await pilot.press(*["tab"] * 9)  # from the tree past the base choice and the Dask field to the text field
         await pilot.press("backspace", "backspace", "backspace", "backspace", *"content", "tab", "space")
         await ready(pilot)
 
