@@ -74,9 +74,9 @@ class DashboardScreen(Screen):
         self._show_training()
 
     def on_screen_resume(self) -> None:
-        """Shown again: draw what happened meanwhile, merges included, before the first frame."""
+        """Shown again: draw what happened meanwhile. The merges it missed are queued on the table, which adds
+        them at its next flush, after the pane is on screen: adding rows first made the switch wait for it."""
         self._show_training()
-        self.query_one(MergeTable).flush()
 
     def on_training_changed(self, message: TrainingChanged) -> None:
         if self.is_current:

@@ -40,7 +40,7 @@ class MergeTable(DataTable):
     table holds ``2 * keep`` rows it is cut back to the newest ``keep`` in one go, at most once every few
     seconds. Every merge still reaches the counters and the sparkline. While its screen is not the one
     shown, the timer adds nothing (rows added to a hidden table still cost the UI thread a relayout); the
-    dashboard flushes when it is shown again.
+    queue, which keeps the newest ``per_flush``, is added at the first tick after it is shown again.
     """
 
     DEFAULT_CSS = "MergeTable { height: 1fr; }"

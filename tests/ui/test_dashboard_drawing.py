@@ -47,7 +47,7 @@ def text_of(root: Widget | App, selector: str) -> str:
     return str(widget.content)
 
 
-async def until(pilot: Pilot, condition: Callable[[], bool], what: str, rounds: int = 500) -> None:
+async def until(pilot: Pilot, condition: Callable[[], bool], what: str, rounds: int = 3000) -> None:
     """Let the app run until ``condition`` holds (the training worker is a thread); fail naming ``what``."""
     for _ in range(rounds):
         if condition():
@@ -148,6 +148,11 @@ async def test_a_hidden_dashboard_draws_nothing_and_catches_up_exactly_when_show
         assert text_of(dashboard, "#rates").startswith(f"merges {len(merges):,} (")
         table = dashboard.query_one(MergeTable)
         newest = [merge.rank for merge in merges[-table.per_flush:]]
-        shown = [int(str(table.get_row_at(index)[0])) for index in range(table.row_count)]
-        assert shown[-len(newest):] == newest  # the newest merges, in order, and nothing after them
+
+        def ranks_shown() -> list[int]:
+            return [int(str(table.get_row_at(index)[0])) for index in range(table.row_count)]
+
+        # The table adds what it missed at its first flush after the switch, not before the first frame.
+        await until(pilot, lambda: ranks_shown()[-1:] == newest[-1:], "the table reached the newest merge")
+        assert ranks_shown()[-len(newest):] == newest  # the newest merges, in order, and nothing after them
         assert len(dashboard.query_one("#counts", Sparkline).data or []) == len(merges)
