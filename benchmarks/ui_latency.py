@@ -75,19 +75,27 @@ class Terminal:
 
 
 def set_vocab(term: Terminal, vocab: int, poll: float) -> None:
-    """Type ``vocab`` into the corpus form's first field, tabbing from the tree until the field takes it.
+    """Type ``vocab`` into the corpus form's first field, tabbing along the pane until the field takes it.
 
-    Tab moves focus along the pane (tree, preview, then the form's fields); a field reached by Tab has
-    its text selected, so typing replaces it. Digits typed elsewhere do nothing (they are not pane keys).
+    Tab moves focus along the pane (tree, preview, then the form's fields); a field reached by
+    Tab has its text selected, so typing replaces it. After each Tab one digit is typed: outside a field
+    it is a pane key, so the pane it opened is left with ``1`` (focus stays where it was on the corpus
+    pane) and the next Tab goes on from there. Counting Tabs instead broke whenever the pane's focus
+    order changed.
     """
-    for _ in range(5):
+    digits = str(vocab)
+    for _ in range(10):
         term.send("Tab")
-        term.send(*str(vocab))
+        term.send(digits[0])
         try:
-            term.wait_for(f"vocab size {vocab}", 2.0, poll)
-            return
+            term.wait_for(f"vocab size {digits[0]} ", 2.0, poll)
         except TimeoutError:
+            if PANES["1"] not in term.screen():
+                switch(term, "1", poll)
             continue
+        term.send(*digits[1:])
+        term.wait_for(f"vocab size {vocab} ", 2.0, poll)
+        return
     raise TimeoutError(f"could not type vocab size {vocab} into the corpus form:\n{term.screen()}")
 
 

@@ -27,7 +27,8 @@ class DashboardScreen(Screen):
 
     Each ``TrainingChanged`` brings the widgets up to date with the state, drawing only what is new since
     the last one (merges are appended, never redrawn), so a dashboard built in the middle of a run, or after
-    it, catches up the same way.
+    it, catches up the same way. While another pane (or a dialog) is on screen the dashboard draws nothing:
+    redrawing widgets nobody sees took the UI thread from the pane in use. It catches up when shown again.
     """
 
     class StopRequested(Message):
@@ -72,8 +73,14 @@ class DashboardScreen(Screen):
     def on_mount(self) -> None:
         self._show_training()
 
-    def on_training_changed(self, message: TrainingChanged) -> None:
+    def on_screen_resume(self) -> None:
+        """Shown again: draw what happened meanwhile. The merges it missed are queued on the table, which adds
+        them at its next flush, after the pane is on screen: adding rows first made the switch wait for it."""
         self._show_training()
+
+    def on_training_changed(self, message: TrainingChanged) -> None:
+        if self.is_current:
+            self._show_training()
 
     # -- keys: each one is a request to the app ---------------------------------------------------------
 

@@ -38,7 +38,9 @@ class MergeTable(DataTable):
     to the table. So merges are buffered and added ``flush_seconds`` apart, at most ``per_flush`` of the
     newest each time (the rank column then skips ahead, which is honest about what is shown). Once the
     table holds ``2 * keep`` rows it is cut back to the newest ``keep`` in one go, at most once every few
-    seconds. Every merge still reaches the counters and the sparkline.
+    seconds. Every merge still reaches the counters and the sparkline. While its screen is not the one
+    shown, the timer adds nothing (rows added to a hidden table still cost the UI thread a relayout); the
+    queue, which keeps the newest ``per_flush``, is added at the first tick after it is shown again.
     """
 
     DEFAULT_CSS = "MergeTable { height: 1fr; }"
@@ -71,7 +73,11 @@ class MergeTable(DataTable):
     def on_mount(self) -> None:
         for label, width in self.COLUMNS:
             self.add_column(label, width=width)
-        self.set_interval(self.flush_seconds, self.flush)
+        self.set_interval(self.flush_seconds, self._flush_if_shown)
+
+    def _flush_if_shown(self) -> None:
+        if self.screen.is_current:
+            self.flush()
 
     def reset(self) -> None:
         """Forget all rows (a new run starts)."""

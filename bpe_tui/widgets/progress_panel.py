@@ -33,7 +33,13 @@ def shown_eta(done: int, total: int, phase_elapsed: float) -> float | None:
 
 
 class ProgressPanel(Vertical):
-    """Shows where a run is. The dashboard calls the ``show_*`` methods from its message handlers."""
+    """Shows where a run is. The dashboard calls the ``show_*`` methods from its message handlers.
+
+    Progress arrives ten times a second. Each line it changes has a fixed size (one row, a fixed width or
+    the panel's), so it is redrawn without a layout pass: a relayout of the screen made the compositor
+    repaint every widget it touched, the merge table's rows among them. A line whose text is unchanged is
+    not touched at all.
+    """
 
     DEFAULT_CSS = """
     ProgressPanel { height: auto; padding: 0 1; border: round $primary; }
@@ -56,6 +62,8 @@ class ProgressPanel(Vertical):
         self._ties = 0
         self._rates_tail = ""
         self._shards_work = ""
+        self._lines: dict[str, object] = {}
+        """What each fixed-size line shows, by id, as last set by ``_put``."""
 
     def compose(self) -> ComposeResult:
         yield Static("no run yet", id="run", classes="line", markup=False)
@@ -71,6 +79,13 @@ class ProgressPanel(Vertical):
     def on_mount(self) -> None:
         self.border_title = "Training"
 
+    def _put(self, line: str, content: str | Content) -> None:
+        """Show ``content`` on fixed-size line ``line`` (an id), unless it shows it already; no relayout."""
+        if self._lines.get(line) == content:
+            return
+        self._lines[line] = content
+        self.query_one(f"#{line}", Static).update(content, layout=False)
+
     def show_run(self, title: str) -> None:
         """Start a fresh run display."""
         self.query_one("#run", Static).update(title)
@@ -83,6 +98,7 @@ class ProgressPanel(Vertical):
         self.query_one("#estimate", Static).update(training_estimate_line(None))
         self._merges_done, self._merge_rate, self._peak_rss, self._read_rate = 0, None, 0, None
         self._ties, self._rates_tail, self._shards_work = 0, "", ""
+        self._lines.clear()
 
     def show_progress(
         self, phase: str, done: int, total: int, phase_elapsed: float, rss: int, peak_rss: int, merges_done: int,
@@ -91,14 +107,14 @@ class ProgressPanel(Vertical):
     ) -> None:
         """Update phase, bar, ETA, the rates line (while reading shards: their progress instead of merges)
         and, from the reading rate, the estimate for the Pile."""
-        self.query_one("#phase", Label).update(PHASE_LABELS.get(phase, phase))
+        self._put("phase", PHASE_LABELS.get(phase, phase))
         self.query_one("#bar", ProgressBar).update(total=max(total, 1), progress=min(done, max(total, 1)))
-        self.query_one("#eta", Label).update(format_eta(shown_eta(done, total, phase_elapsed)))
+        self._put("eta", format_eta(shown_eta(done, total, phase_elapsed)))
         self._merges_done, self._peak_rss = merges_done, peak_rss
         self._merge_rate = rate(merges_done, phase_elapsed) if phase == "merging" else None
         if read_rate != self._read_rate:
             self._read_rate = read_rate
-            self.query_one("#estimate", Static).update(training_estimate_line(read_rate))
+            self._put("estimate", training_estimate_line(read_rate))
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"
@@ -115,8 +131,8 @@ class ProgressPanel(Vertical):
         The rates line keeps the merges made, their rate and the peak RSS; the RSS of a process that
         has ended is no longer shown.
         """
-        self.query_one("#phase", Label).update(text)
-        self.query_one("#eta", Label).update(detail)
+        self._put("phase", text)
+        self._put("eta", detail)
         if complete:
             bar = self.query_one("#bar", ProgressBar)
             bar.update(progress=bar.total or 1)
@@ -136,12 +152,10 @@ class ProgressPanel(Vertical):
 
     def _draw_rates(self) -> None:
         if self._shards_work:
-            self.query_one("#rates", Static).update(f"{self._shards_work}{self._rates_tail}")
+            self._put("rates", f"{self._shards_work}{self._rates_tail}")
             return
         ties = f" ({self._ties:,} {'tie' if self._ties == 1 else 'ties'})" if self._merges_done else ""
-        self.query_one("#rates", Static).update(
-            f"merges {self._merges_done:,}{ties} · {format_rate(self._merge_rate, 'merges')}{self._rates_tail}"
-        )
+        self._put("rates", f"merges {self._merges_done:,}{ties} · {format_rate(self._merge_rate, 'merges')}{self._rates_tail}")
 
     def show_longest(self, token: bytes) -> None:
         """The longest token so far, as safe text and as bytes."""
@@ -150,4 +164,4 @@ class ProgressPanel(Vertical):
             (escape_token(token), "bold"),
             f"  ({len(token)} bytes: {hex_bytes(token[:16])}{' …' if len(token) > 16 else ''})",
         )
-        self.query_one("#longest", Static).update(text)
+        self._put("longest", text)
