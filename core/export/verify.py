@@ -32,7 +32,7 @@ from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.errors import BPEError, CorpusError
 from core.export.corpus_digest import ShardsDigest
 from core.export.npy_ids import IdsFileError, NpyIds, read_npy_header
-from core.export.sidecar import IdsSidecar, SidecarError, read_sidecar, sidecar_path
+from core.export.sidecar import IdsSidecar, read_sidecar, sidecar_path
 from core.fingerprint import fingerprint
 from core.input_files import os_problem, shown_path
 from core.model import BPEModel

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from core.errors import CorpusError
 from core.pretokenize.fast_split import splitter_for
-from core.pretokenize.patterns import compile_pattern, split_documents
+from core.pretokenize.patterns import split_documents
 
 TARGET_CHUNK_BYTES = 1 << 20
 """Chunk size for reading: a worker's peak is about ten times its chunk (the list of pre-tokens), so 1 MiB

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.analysis.lenses.token_strings import token_string, token_strings
+from core.analysis.lenses.token_strings import token_strings
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.model import BPEModel
