@@ -76,6 +76,7 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
 def count_pretokens(text: str, special_tokens: list[str], pattern: str, counts: Counter[str] | None = None) -> Counter[str]:
     """Count the pre-tokens of ``text``, documents split at special tokens (adding to ``counts`` if given).
 
+    >>> from core.pretokenize.patterns import compile_pattern
     >>> count_pretokens("low low<|endoftext|>low", ["<|endoftext|>"], compile_pattern().pattern)
     Counter({'low': 2, ' low': 1})
     """
