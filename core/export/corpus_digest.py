@@ -42,7 +42,15 @@ class _InOrderDigest:
                 self._error = error
 
         thread = threading.Thread(target=run, name="corpus-sha256", daemon=True)
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError as error:
+            # A Ctrl-C that lands while start() waits for the thread can break threading's own lock on the
+            # way out (CPython then raises "release unlocked lock" in place of the KeyboardInterrupt): the
+            # user pressed Ctrl-C, so that is what goes up, and the command stops as for any Ctrl-C.
+            if isinstance(error.__context__, KeyboardInterrupt):
+                raise error.__context__ from None
+            raise
         # Kept only once started: a Ctrl-C inside start() must leave stop() nothing to join (joining a thread
         # that never started raises). If it had started after all, it sees the stop event and ends.
         self._thread = thread
