@@ -19,13 +19,13 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static, TextArea
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import token_body
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.text import display_part, hex_bytes
 from bpe_tui.session import LoadedTokenizer, Session
@@ -102,7 +102,7 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
     return Content.assemble(*parts)
 
 
-class BoundariesScreen(Screen):
+class BoundariesScreen(PaneScreen):
     """The text workbench: how the active tokenizer cuts a text, with live counts, coverage and token details."""
 
     AUTO_FOCUS = "#boundaries-tokens"

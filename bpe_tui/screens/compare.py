@@ -17,12 +17,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Header, SelectionList, Static
 from textual.widgets.selection_list import Selection
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.text import display_part, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
@@ -122,7 +122,7 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
     return Content("\n").join(lines)
 
 
-class CompareScreen(Screen):
+class CompareScreen(PaneScreen):
     """Runs the chosen tokenizers over one sample and shows where and how much they differ."""
 
     AUTO_FOCUS = "#compare-scroll"

@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DirectoryTree, Header, Input, Static, Tree
 from textual.worker import get_current_worker
 
@@ -33,6 +32,7 @@ from core.input_files import os_problem, shown_path
 from bpe_tui.messages import SessionChanged
 from bpe_tui.recent_files import load_recent, remember
 from bpe_tui.sample_files import not_corpora
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.session import Session
 from bpe_tui.text import shown_text
 from bpe_tui.training_process import Throttle
@@ -80,7 +80,7 @@ class CorpusTree(DirectoryTree):
         return [path for path in paths if not path.name.startswith(".") and path not in self.hidden]
 
 
-class CorpusScreen(Screen):
+class CorpusScreen(PaneScreen):
     """Highlight a file to preview it and count it; the form below trains on it."""
 
     AUTO_FOCUS = "#tree"

@@ -6,12 +6,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Header
 
 from core.train.events import MergeMade, StopReason
 
 from bpe_tui.messages import TrainingChanged
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.text import counted, shown_text
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_runner import TrainingRunner
@@ -22,7 +22,7 @@ from bpe_tui.widgets.progress_panel import ProgressPanel
 from bpe_tui.widgets.sparkline_panel import SparklinePanel
 
 
-class DashboardScreen(Screen):
+class DashboardScreen(PaneScreen):
     """Shows the app's ``TrainingState``; it starts, stops and saves nothing itself.
 
     Each ``TrainingChanged`` brings the widgets up to date with the state, drawing only what is new since

@@ -16,13 +16,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.text import counted, escape_token
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.key_footer import KeyFooter
@@ -77,7 +77,7 @@ def longest_entry(token_id: int, token: bytes) -> Content:
     return Content.assemble((f"{len(token):>3}b ", "dim"), (f"#{token_id:<6} ", "dim"), escape_token(token))
 
 
-class InspectorScreen(Screen):
+class InspectorScreen(PaneScreen):
     """Everything about the active tokenizer, and how any of its tokens was built."""
 
     AUTO_FOCUS = "#vocab-table"

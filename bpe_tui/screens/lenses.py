@@ -25,7 +25,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -34,6 +33,7 @@ from bpe_tui.lenses.registry import LENSES
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from bpe_tui.lenses.views.base import LensView
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.key_footer import KeyFooter
 from core.errors import BPEError
@@ -59,7 +59,7 @@ def settings_content(spec: LensSpec, values: dict[str, Any], chosen: int, contex
     return Content("\n").join(lines)
 
 
-class LensesScreen(Screen):
+class LensesScreen(PaneScreen):
     """Every lens of :data:`bpe_tui.lenses.registry.LENSES`, one at a time, on the active tokenizer."""
 
     AUTO_FOCUS = "#lens-list"

@@ -13,13 +13,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
 from bpe_tui.render import tokens_content
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step, tie_decider, tie_reason
 from bpe_tui.text import counted, escape_token
@@ -108,7 +108,7 @@ def _cells(token: bytes) -> Text:
     return Text(escape_token(token))
 
 
-class StepperScreen(Screen):
+class StepperScreen(PaneScreen):
     """Keys move the step; a thread worker computes it; the handler shows it. Stale results are dropped."""
 
     BINDINGS = [

@@ -22,11 +22,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import get_current_worker
 
 from bpe_tui.messages import SessionChanged
+from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.session import Session
 from bpe_tui.text import escape_token
@@ -88,7 +88,7 @@ def study_rows(study: Study) -> list[tuple[Text, ...]]:
     return rows
 
 
-class StudyScreen(Screen):
+class StudyScreen(PaneScreen):
     """Asks for sizes, runs the study on the chosen corpus and shows its table and plot."""
 
     AUTO_FOCUS = "#study-table"
