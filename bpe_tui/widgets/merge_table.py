@@ -1,7 +1,13 @@
-"""The dashboard's table of merges: appended to in batches as they arrive, never rebuilt.
+"""The dashboard's table of merges, drawn line by line: a new merge costs a list append, a frame only the rows on screen.
 
-Cells are ``rich.text.Text`` built from ``text.escape_token``, never strings, because ``DataTable``
-parses string cells as markup and a token such as ``[b]`` would be eaten.
+It was a ``DataTable``, whose every added row bumped a counter that keys its whole render cache, so each
+batch of merges re-rendered every visible cell, and whose rows were measured as they were added, even
+while hidden: the largest cost on the UI thread while a run merged (``benchmarks/README.md``, UI
+latency). Here the newest ``keep`` merges sit in a deque, each row's cells are formatted once, when it
+is first drawn, and ``render_line`` joins the cells of the rows on screen.
+
+Token cells come from ``text.escape_token`` and are drawn as plain segments, never parsed as markup, so
+a token such as ``[b]`` shows as itself.
 """
 
 from __future__ import annotations
@@ -9,70 +15,122 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from rich.text import Text
-from textual.widgets import DataTable
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from core.train.events import MergeMade
 
 from bpe_tui.text import escape_token
+from bpe_tui.widgets.columns import fit_cells
+
+COLUMNS: tuple[tuple[str, int, bool], ...] = (
+    ("#", 1, True),
+    ("left", 8, False),
+    ("right", 8, False),
+    ("token", 10, False),
+    ("count", 5, True),
+    ("2nd", 5, True),
+    ("tie", 3, False),
+)
+"""(title, least width in cells, right-aligned). Token columns have fixed widths, cut with an ellipsis, so one
+long token cannot push the counts off screen; the number columns widen to their widest value. ``2nd`` is
+the runner-up pair's count, equal to ``count`` when the tie rule decided."""
+
+_GAP = 1
+_TOKEN, _TIE = 3, 6
+"""The columns drawn in a style of their own: the new token (bold) and the tie mark."""
 
 
-def merge_row(merge: MergeMade) -> tuple[Text, ...]:
-    """One merge as table cells: rank, left, right, new token, count, runner-up count, tie mark."""
+def merge_cells(merge: MergeMade) -> tuple[str, ...]:
+    """One merge as the text of its cells: rank, left, right, new token, count, runner-up count, tie mark.
+
+    >>> from core.train.events import MergeMade
+    >>> merge_cells(MergeMade(rank=3, left=b" t", right=b"he", new_id=259, count=1200,
+    ...                       runner_up_count=1200, won_tie=True))
+    ('3', '·t', 'he', '·the', '1,200', '1,200', 'tie')
+    """
     return (
-        Text(str(merge.rank), justify="right"),
-        Text(escape_token(merge.left)),
-        Text(escape_token(merge.right)),
-        Text(escape_token(merge.token), style="bold"),
-        Text(f"{merge.count:,}", justify="right"),
-        Text(f"{merge.runner_up_count:,}", justify="right"),
-        Text("tie", style="bold yellow") if merge.won_tie else Text(""),
+        str(merge.rank),
+        escape_token(merge.left),
+        escape_token(merge.right),
+        escape_token(merge.token),
+        f"{merge.count:,}",
+        f"{merge.runner_up_count:,}",
+        "tie" if merge.won_tie else "",
     )
 
 
-class MergeTable(DataTable):
-    """The latest merges, newest at the bottom, appended in batches and never rebuilt per merge.
+class MergeTable(ScrollView, can_focus=True):
+    """The latest merges, newest at the bottom, with a row cursor that follows the newest unless moved up.
 
-    A fast run makes thousands of merges a second, far more than a ``DataTable`` can take or anyone can
-    read: every row added shifts and redraws the visible ones, and ``remove_row`` costs time in proportion
-    to the table. So merges are buffered and added ``flush_seconds`` apart, at most ``per_flush`` of the
-    newest each time (the rank column then skips ahead, which is honest about what is shown). Once the
-    table holds ``2 * keep`` rows it is cut back to the newest ``keep`` in one go, at most once every few
-    seconds. Every merge still reaches the counters and the sparkline. While its screen is not the one
-    shown, the timer adds nothing (rows added to a hidden table still cost the UI thread a relayout); the
-    queue, which keeps the newest ``per_flush``, is added at the first tick after it is shown again.
+    A fast run makes thousands of merges a second: ``append`` only queues them, and a timer shows what
+    was queued ``flush_seconds`` apart, only while its screen is the one shown. Every merge still
+    reaches the counters and the sparkline; the table keeps the newest ``keep``.
     """
 
-    DEFAULT_CSS = "MergeTable { height: 1fr; }"
+    COMPONENT_CLASSES = {"merge-table--header", "merge-table--cursor", "merge-table--token", "merge-table--tie"}
 
-    COLUMNS: tuple[tuple[str, int | None], ...] = (
-        ("#", None),
-        ("left", 8),
-        ("right", 8),
-        ("token", 10),
-        ("count", None),
-        ("2nd", None),
-        ("tie", 3),
-    )
-    """(label, width): token columns have fixed widths so one long token cannot push the counts off screen;
-    ``2nd`` is the runner-up pair's count, equal to ``count`` when the tie rule decided."""
+    DEFAULT_CSS = """
+    MergeTable {
+        height: 1fr;
+        background: $surface;
+        color: $foreground;
+        & > .merge-table--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .merge-table--token { text-style: bold; }
+        & > .merge-table--tie { text-style: bold; color: $warning; }
+        & > .merge-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+        }
+        &:focus > .merge-table--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+
+    BINDINGS = [
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+    ]
 
     FLUSH_SECONDS = 0.5
-    """How often queued merges are added while a run goes on (a test may raise it: see ``flush``)."""
+    """How often queued merges are shown while a run goes on (a test may raise it: see ``flush``)."""
 
-    def __init__(
-        self, *, keep: int = 500, per_flush: int = 40, flush_seconds: float | None = None, id: str | None = None
-    ) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+    cursor: reactive[int] = reactive(0)
+    """Position of the cursor among the rows kept."""
+
+    def __init__(self, *, keep: int = 1000, flush_seconds: float | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.keep = keep
-        self.per_flush = per_flush
         self.flush_seconds = self.FLUSH_SECONDS if flush_seconds is None else flush_seconds
-        self._pending: deque[MergeMade] = deque(maxlen=per_flush)
-        self._shown: deque[MergeMade] = deque(maxlen=keep)
+        self._rows: deque[MergeMade] = deque(maxlen=keep)
+        self._pending: deque[MergeMade] = deque(maxlen=keep)
+        self._cells: dict[int, tuple[str, ...]] = {}
+        """Formatted cells by rank: each row is formatted once, when first drawn."""
+        self._widths = tuple(width for _, width, _ in COLUMNS)
+
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def ranks(self) -> list[int]:
+        """The ranks of the merges shown, top to bottom."""
+        return [merge.rank for merge in self._rows]
 
     def on_mount(self) -> None:
-        for label, width in self.COLUMNS:
-            self.add_column(label, width=width)
         self.set_interval(self.flush_seconds, self._flush_if_shown)
 
     def _flush_if_shown(self) -> None:
@@ -81,27 +139,119 @@ class MergeTable(DataTable):
 
     def reset(self) -> None:
         """Forget all rows (a new run starts)."""
-        self.clear()
+        self._rows.clear()
         self._pending.clear()
-        self._shown.clear()
+        self._cells.clear()
+        self._widths = tuple(width for _, width, _ in COLUMNS)
+        self.set_reactive(MergeTable.cursor, 0)
+        self.virtual_size = Size(self._line_width(), 1)
+        self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        self.refresh()
 
     def append(self, merges: Iterable[MergeMade]) -> None:
-        """Queue a batch of merges; the newest ``per_flush`` are added at the next flush."""
+        """Queue a batch of merges; they are shown at the next flush."""
         self._pending.extend(merges)
 
     def flush(self) -> None:
-        """Add the queued merges now (the dashboard calls this when a run ends, so the last ones show)."""
+        """Show the queued merges now (the dashboard calls this when a run ends, so the last ones show)."""
         if not self._pending:
             return
-        following = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        batch = list(self._pending)
+        following = not self._rows or self.cursor >= len(self._rows) - 1
+        dropped = max(0, len(self._rows) + len(self._pending) - self.keep)
+        self._rows.extend(self._pending)
         self._pending.clear()
-        self._shown.extend(batch)
-        if self.row_count + len(batch) > 2 * self.keep:
-            self.clear()
-            batch = list(self._shown)
-            following = True
-        for merge in batch:
-            self.add_row(*merge_row(merge), key=str(merge.rank))
+        if len(self._cells) > 2 * self.keep:
+            oldest = self._rows[0].rank
+            self._cells = {rank: cells for rank, cells in self._cells.items() if rank >= oldest}
+        self._widths = self._column_widths()
+        self.virtual_size = Size(self._line_width(), len(self._rows) + 1)
         if following:
-            self.move_cursor(row=self.row_count - 1, animate=False)
+            self.set_reactive(MergeTable.cursor, len(self._rows) - 1)
+            self._scroll_to_cursor()
+            self.call_after_refresh(self._scroll_to_cursor)
+        elif dropped:  # the rows moved up under the cursor: keep it, and the view, on the same merges
+            self.set_reactive(MergeTable.cursor, max(0, self.cursor - dropped))
+            self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True, force=True)
+        self.refresh()
+
+    def _column_widths(self) -> tuple[int, ...]:
+        """Number columns as wide as their widest value among the rows kept (counts fall as a run goes on)."""
+        rows = self._rows
+        widest = {
+            "#": len(str(rows[-1].rank)) if rows else 1,
+            "count": len(f"{max((m.count for m in rows), default=0):,}"),
+            "2nd": len(f"{max((m.runner_up_count for m in rows), default=0):,}"),
+        }
+        return tuple(max(width, widest.get(title, 0)) for title, width, _ in COLUMNS)
+
+    def _line_width(self) -> int:
+        return sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
+
+    # -- the cursor -------------------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        if old != new:
+            self._scroll_to_cursor()
+            self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        """Scroll just enough to show the cursor row below the header."""
+        body = max(1, self.scrollable_content_region.height - 1)
+        if self.cursor < self.scroll_y:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
+        elif self.cursor >= self.scroll_y + body:
+            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True, force=True)
+
+    def action_move(self, step: int) -> None:
+        if self._rows:
+            self.cursor = min(max(self.cursor + step, 0), len(self._rows) - 1)
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.scrollable_content_region.height - 2))
+
+    def action_jump(self, position: int) -> None:
+        if self._rows:
+            self.cursor = position % len(self._rows)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            position = int(self.scroll_y) + event.y - 1
+            if 0 <= position < len(self._rows):
+                self.cursor = position
+
+    # -- drawing ----------------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            header = base + self.get_component_rich_style("merge-table--header")
+            titles = tuple(title for title, _, _ in COLUMNS)
+            return self._strip(titles, header, header, header, scroll_x, width)
+        position = scroll_y + y - 1
+        if position >= len(self._rows):
+            return Strip.blank(width, base)
+        merge = self._rows[position]
+        cells = self._cells.get(merge.rank)
+        if cells is None:
+            cells = self._cells[merge.rank] = merge_cells(merge)
+        style = base
+        if position == self.cursor:
+            style += self.get_component_rich_style("merge-table--cursor")
+        token = style + self.get_component_rich_style("merge-table--token", partial=True)
+        tie = style + self.get_component_rich_style("merge-table--tie", partial=True)
+        return self._strip(cells, style, token, tie, scroll_x, width)
+
+    def _strip(self, cells: tuple[str, ...], style: RichStyle, token: RichStyle, tie: RichStyle,
+               scroll_x: int, width: int) -> Strip:
+        texts = [fit_cells(cell, cell_width, right)
+                 for cell, cell_width, (_, _, right) in zip(cells, self._widths, COLUMNS)]
+        gap = " " * _GAP
+        segments = [
+            Segment(" " + gap.join(texts[:_TOKEN]) + gap, style),
+            Segment(texts[_TOKEN], token),
+            Segment(gap + gap.join(texts[_TOKEN + 1:_TIE]) + gap, style),
+            Segment(texts[_TIE], tie),
+        ]
+        return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)

@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events
@@ -23,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from bpe_tui.text import escape_token, hex_bytes
+from bpe_tui.widgets.columns import fit_cells
 from core.analysis.merge_tree import MergeIndex
 from core.model import BPEModel
 
@@ -155,19 +155,6 @@ def _cells(row: VocabRow) -> tuple[str, ...]:
         row.parents,
         hex_bytes(row.token),
     )
-
-
-def _fit(text: str, width: int, right: bool) -> str:
-    """Pad or cut ``text`` to exactly ``width`` cells; double-width characters count as two.
-
-    >>> _fit("日本語", 5, False), _fit("ab", 4, True)
-    ('日本…', '  ab')
-    """
-    length = cell_len(text)
-    if length > width:
-        return set_cell_size(text, width - 1) + "…"
-    padding = " " * (width - length)
-    return padding + text if right else text + padding
 
 
 class VocabTable(ScrollView, can_focus=True):
@@ -323,7 +310,7 @@ class VocabTable(ScrollView, can_focus=True):
 
     def _strip(self, cells: tuple[str, ...], style: RichStyle, scroll_x: int, width: int) -> Strip:
         text = (" " * _GAP).join(
-            _fit(cell, width, right) for cell, width, (_, _, right) in zip(cells, self._widths, COLUMNS)
+            fit_cells(cell, width, right) for cell, width, (_, _, right) in zip(cells, self._widths, COLUMNS)
         )
         strip = Strip([Segment(" " + text, style)])
         return strip.crop_extend(scroll_x, scroll_x + width, style)

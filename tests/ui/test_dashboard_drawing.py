@@ -117,7 +117,7 @@ async def test_a_hidden_dashboard_draws_nothing_and_catches_up_exactly_when_show
     app = held_app(source)
     drawn: list[str] = []
     for owner, name in ((ProgressPanel, "show_progress"), (ProgressPanel, "show_outcome"),
-                        (MergeTable, "append"), (MergeTable, "add_row")):
+                        (MergeTable, "append"), (MergeTable, "flush")):
         def spy(self, *args, _real=getattr(owner, name), _name=name, **kwargs):
             drawn.append(_name)
             return _real(self, *args, **kwargs)
@@ -147,12 +147,9 @@ async def test_a_hidden_dashboard_draws_nothing_and_catches_up_exactly_when_show
         assert text_of(dashboard, "#phase") == "done"
         assert text_of(dashboard, "#rates").startswith(f"merges {len(merges):,} (")
         table = dashboard.query_one(MergeTable)
-        newest = [merge.rank for merge in merges[-table.per_flush:]]
-
-        def ranks_shown() -> list[int]:
-            return [int(str(table.get_row_at(index)[0])) for index in range(table.row_count)]
-
-        # The table adds what it missed at its first flush after the switch, not before the first frame.
-        await until(pilot, lambda: ranks_shown()[-1:] == newest[-1:], "the table reached the newest merge")
-        assert ranks_shown()[-len(newest):] == newest  # the newest merges, in order, and nothing after them
+        newest = [merge.rank for merge in merges[-table.keep:]]
+        # The table shows what it missed at its first flush after the switch, not before the first frame.
+        await until(pilot, lambda: table.ranks[-1:] == newest[-1:], "the table reached the newest merge")
+        assert table.ranks == newest  # every merge it keeps, in order, and nothing after them
+        assert table.cursor == table.row_count - 1  # following the newest
         assert len(dashboard.query_one("#counts", Sparkline).data or []) == len(merges)
