@@ -16,18 +16,13 @@ from collections import deque
 from collections.abc import Iterable
 
 from rich.segment import Segment
-from rich.style import Style as RichStyle
-from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from core.train.events import MergeMade
 
 from bpe_tui.text import escape_token
-from bpe_tui.widgets.columns import fit_cells
+from bpe_tui.widgets.line_table import GAP, LineTable, fit_cells, line_width
 
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("#", 1, True),
@@ -42,7 +37,6 @@ COLUMNS: tuple[tuple[str, int, bool], ...] = (
 long token cannot push the counts off screen; the number columns widen to their widest value. ``2nd`` is
 the runner-up pair's count, equal to ``count`` when the tie rule decided."""
 
-_GAP = 1
 _TOKEN, _TIE = 3, 6
 """The columns drawn in a style of their own: the new token (bold) and the tie mark."""
 
@@ -66,7 +60,7 @@ def merge_cells(merge: MergeMade) -> tuple[str, ...]:
     )
 
 
-class MergeTable(ScrollView, can_focus=True):
+class MergeTable(LineTable):
     """The latest merges, newest at the bottom, with a row cursor that follows the newest unless moved up.
 
     A fast run makes thousands of merges a second: ``append`` only queues them, and a timer shows what
@@ -74,42 +68,18 @@ class MergeTable(ScrollView, can_focus=True):
     reaches the counters and the sparkline; the table keeps the newest ``keep``.
     """
 
-    COMPONENT_CLASSES = {"merge-table--header", "merge-table--cursor", "merge-table--token", "merge-table--tie"}
+    COMPONENT_CLASSES = {"merge-table--token", "merge-table--tie"}
 
     DEFAULT_CSS = """
     MergeTable {
         height: 1fr;
-        background: $surface;
-        color: $foreground;
-        & > .merge-table--header { text-style: bold; background: $panel; color: $foreground; }
         & > .merge-table--token { text-style: bold; }
         & > .merge-table--tie { text-style: bold; color: $warning; }
-        & > .merge-table--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-        }
-        &:focus > .merge-table--cursor {
-            background: $block-cursor-background;
-            color: $block-cursor-foreground;
-            text-style: $block-cursor-text-style;
-        }
     }
     """
 
-    BINDINGS = [
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
-    ]
-
     FLUSH_SECONDS = 0.5
     """How often queued merges are shown while a run goes on (a test may raise it: see ``flush``)."""
-
-    cursor: reactive[int] = reactive(0)
-    """Position of the cursor among the rows kept."""
 
     def __init__(self, *, keep: int = 1000, flush_seconds: float | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -144,7 +114,7 @@ class MergeTable(ScrollView, can_focus=True):
         self._cells.clear()
         self._widths = tuple(width for _, width, _ in COLUMNS)
         self.set_reactive(MergeTable.cursor, 0)
-        self.virtual_size = Size(self._line_width(), 1)
+        self.virtual_size = Size(line_width(self._widths), 1)
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.refresh()
 
@@ -164,7 +134,7 @@ class MergeTable(ScrollView, can_focus=True):
             oldest = self._rows[0].rank
             self._cells = {rank: cells for rank, cells in self._cells.items() if rank >= oldest}
         self._widths = self._column_widths()
-        self.virtual_size = Size(self._line_width(), len(self._rows) + 1)
+        self.virtual_size = Size(line_width(self._widths), len(self._rows) + 1)
         if following:
             self.set_reactive(MergeTable.cursor, len(self._rows) - 1)
             self._scroll_to_cursor()
@@ -184,74 +154,24 @@ class MergeTable(ScrollView, can_focus=True):
         }
         return tuple(max(width, widest.get(title, 0)) for title, width, _ in COLUMNS)
 
-    def _line_width(self) -> int:
-        return sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
-
-    # -- the cursor -------------------------------------------------------------------------------------
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        if old != new:
-            self._scroll_to_cursor()
-            self.refresh()
-
-    def _scroll_to_cursor(self) -> None:
-        """Scroll just enough to show the cursor row below the header."""
-        body = max(1, self.scrollable_content_region.height - 1)
-        if self.cursor < self.scroll_y:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
-        elif self.cursor >= self.scroll_y + body:
-            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True, force=True)
-
-    def action_move(self, step: int) -> None:
-        if self._rows:
-            self.cursor = min(max(self.cursor + step, 0), len(self._rows) - 1)
-
-    def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.scrollable_content_region.height - 2))
-
-    def action_jump(self, position: int) -> None:
-        if self._rows:
-            self.cursor = position % len(self._rows)
-
-    def on_click(self, event: events.Click) -> None:
-        if event.y >= 1:
-            position = int(self.scroll_y) + event.y - 1
-            if 0 <= position < len(self._rows):
-                self.cursor = position
-
-    # -- drawing ----------------------------------------------------------------------------------------
-
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        right = tuple(right for _, _, right in COLUMNS)
         if y == 0:
-            header = base + self.get_component_rich_style("merge-table--header")
-            titles = tuple(title for title, _, _ in COLUMNS)
-            return self._strip(titles, header, header, header, scroll_x, width)
-        position = scroll_y + y - 1
+            return self.header_strip(tuple(title for title, _, _ in COLUMNS), self._widths, right)
+        position = self.scroll_offset.y + y - 1
         if position >= len(self._rows):
-            return Strip.blank(width, base)
+            return Strip.blank(self.scrollable_content_region.width, self.rich_style)
         merge = self._rows[position]
         cells = self._cells.get(merge.rank)
         if cells is None:
             cells = self._cells[merge.rank] = merge_cells(merge)
-        style = base
-        if position == self.cursor:
-            style += self.get_component_rich_style("merge-table--cursor")
+        texts = [fit_cells(*cell) for cell in zip(cells, self._widths, right)]
+        style = self.row_style(position)
         token = style + self.get_component_rich_style("merge-table--token", partial=True)
         tie = style + self.get_component_rich_style("merge-table--tie", partial=True)
-        return self._strip(cells, style, token, tie, scroll_x, width)
-
-    def _strip(self, cells: tuple[str, ...], style: RichStyle, token: RichStyle, tie: RichStyle,
-               scroll_x: int, width: int) -> Strip:
-        texts = [fit_cells(cell, cell_width, right)
-                 for cell, cell_width, (_, _, right) in zip(cells, self._widths, COLUMNS)]
-        gap = " " * _GAP
-        segments = [
-            Segment(" " + gap.join(texts[:_TOKEN]) + gap, style),
+        return self.crop(Strip([
+            Segment(" " + GAP.join(texts[:_TOKEN]) + GAP, style),
             Segment(texts[_TOKEN], token),
-            Segment(gap + gap.join(texts[_TOKEN + 1:_TIE]) + gap, style),
+            Segment(GAP + GAP.join(texts[_TOKEN + 1:_TIE]) + GAP, style),
             Segment(texts[_TIE], tie),
-        ]
-        return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)
+        ]), style)

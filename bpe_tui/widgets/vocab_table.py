@@ -12,17 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
-from rich.style import Style as RichStyle
-from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from bpe_tui.text import escape_token, hex_bytes
-from bpe_tui.widgets.columns import fit_cells
+from bpe_tui.widgets.line_table import GAP, LineTable, fit_cells, line_width
 from core.analysis.merge_tree import MergeIndex
 from core.model import BPEModel
 
@@ -142,8 +137,6 @@ def column_widths(rows: Sequence[VocabRow]) -> tuple[int, ...]:
         widths.append(width)
     return tuple(widths)
 
-_GAP = 1
-
 
 def _cells(row: VocabRow) -> tuple[str, ...]:
     return (
@@ -157,37 +150,14 @@ def _cells(row: VocabRow) -> tuple[str, ...]:
     )
 
 
-class VocabTable(ScrollView, can_focus=True):
+class VocabTable(LineTable):
     """Vocabulary rows with a header and a row cursor; only the visible lines are ever formatted."""
 
-    COMPONENT_CLASSES = {"vocab-table--header", "vocab-table--cursor", "vocab-table--special"}
+    COMPONENT_CLASSES = {"vocab-table--special"}
 
     DEFAULT_CSS = """
-    VocabTable {
-        background: $surface;
-        color: $foreground;
-        & > .vocab-table--header { text-style: bold; background: $panel; color: $foreground; }
-        & > .vocab-table--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-        }
-        & > .vocab-table--special { color: $warning; }
-        &:focus > .vocab-table--cursor {
-            background: $block-cursor-background;
-            color: $block-cursor-foreground;
-            text-style: $block-cursor-text-style;
-        }
-    }
+    VocabTable > .vocab-table--special { color: $warning; }
     """
-
-    BINDINGS = [
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
-    ]
 
     @dataclass
     class RowHighlighted(Message):
@@ -200,16 +170,16 @@ class VocabTable(ScrollView, can_focus=True):
         def control(self) -> VocabTable:
             return self.vocab_table
 
-    cursor: reactive[int] = reactive(0)
-    """Position of the cursor within the visible (filtered) rows."""
-
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._rows: list[VocabRow] = []
         self._visible: list[int] = []
         self._specials: frozenset[bytes] = frozenset()
         self._widths = column_widths([])
-        self._width = sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
+
+    @property
+    def row_count(self) -> int:
+        return len(self._visible)
 
     @property
     def visible_count(self) -> int:
@@ -230,13 +200,12 @@ class VocabTable(ScrollView, can_focus=True):
         self._rows = rows
         self._specials = specials
         self._widths = column_widths(rows)
-        self._width = sum(self._widths) + _GAP * (len(COLUMNS) - 1) + 1
         self.set_visible(list(range(len(rows))))
 
     def set_visible(self, visible: list[int]) -> None:
         """Show only the rows at these indices (a filter's result); the cursor goes to the top."""
         self._visible = visible
-        self.virtual_size = Size(self._width, len(visible) + 1)
+        self.virtual_size = Size(line_width(self._widths), len(visible) + 1)
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.set_reactive(VocabTable.cursor, 0)  # no watcher: it would announce a second time
         self._announce()
@@ -247,22 +216,8 @@ class VocabTable(ScrollView, can_focus=True):
         if row is not None:
             self.post_message(self.RowHighlighted(self, row))
 
-    def watch_cursor(self, old: int, new: int) -> None:
-        if old == new:
-            return
-        self._scroll_to_cursor()
-        # Right after set_rows the new virtual size is not laid out yet and a scroll would be clamped.
-        self.call_after_refresh(self._scroll_to_cursor)
+    def _cursor_moved(self) -> None:
         self._announce()
-        self.refresh()
-
-    def _scroll_to_cursor(self) -> None:
-        """Scroll just enough to show the cursor row below the header."""
-        body = max(1, self.scrollable_content_region.height - 1)
-        if self.cursor < self.scroll_y:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
-        elif self.cursor >= self.scroll_y + body:
-            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True, force=True)
 
     def show_at_top(self, position: int) -> None:
         """Put the cursor on ``position`` and scroll it to the top row (once the new rows are laid out)."""
@@ -272,45 +227,16 @@ class VocabTable(ScrollView, can_focus=True):
         self.scroll_to(y=position, animate=False, immediate=True, force=True)
         self.call_after_refresh(self.scroll_to, y=position, animate=False, immediate=True, force=True)
 
-    def action_move(self, step: int) -> None:
-        if self._visible:
-            self.cursor = min(max(self.cursor + step, 0), len(self._visible) - 1)
-
-    def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.scrollable_content_region.height - 2))
-
-    def action_jump(self, position: int) -> None:
-        if self._visible:
-            self.cursor = position % len(self._visible)
-
-    def on_click(self, event: events.Click) -> None:
-        if event.y >= 1:
-            position = int(self.scroll_y) + event.y - 1
-            if 0 <= position < len(self._visible):
-                self.cursor = position
-
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        right = tuple(right for _, _, right in COLUMNS)
         if y == 0:
-            header = self.get_component_rich_style("vocab-table--header")
-            titles = tuple(title for title, _, _ in COLUMNS)
-            return self._strip(titles, base + header, scroll_x, width)
-        position = scroll_y + y - 1
+            return self.header_strip(tuple(title for title, _, _ in COLUMNS), self._widths, right)
+        position = self.scroll_offset.y + y - 1
         if position >= len(self._visible):
-            return Strip.blank(width, base)
+            return Strip.blank(self.scrollable_content_region.width, self.rich_style)
         row = self._rows[self._visible[position]]
-        style = base
-        if row.token in self._specials:
-            style += self.get_component_rich_style("vocab-table--special", partial=True)
-        if position == self.cursor:
-            style += self.get_component_rich_style("vocab-table--cursor")
-        return self._strip(_cells(row), style, scroll_x, width)
-
-    def _strip(self, cells: tuple[str, ...], style: RichStyle, scroll_x: int, width: int) -> Strip:
-        text = (" " * _GAP).join(
-            fit_cells(cell, width, right) for cell, width, (_, _, right) in zip(cells, self._widths, COLUMNS)
-        )
-        strip = Strip([Segment(" " + text, style)])
-        return strip.crop_extend(scroll_x, scroll_x + width, style)
+        special = row.token in self._specials
+        style = self.row_style(position, self.get_component_rich_style("vocab-table--special", partial=True)
+                               if special else None)
+        text = GAP.join(fit_cells(*cell) for cell in zip(_cells(row), self._widths, right))
+        return self.crop(Strip([Segment(" " + text, style)]), style)
