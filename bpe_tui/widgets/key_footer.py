@@ -1,9 +1,10 @@
-"""The key footer of every pane: Textual's ``Footer``, rebuilt only when the keys it shows have changed.
+"""The key footer of every pane: Textual's ``Footer``, rebuilt once when the keys it shows have changed.
 
-Textual's footer rebuilds all its key widgets whenever its screen announces its bindings, and a screen
-announces them each time it is shown. Switching panes therefore rebuilt some twenty key widgets (and
-restyled each one) although the pane's keys were exactly as when it was left: about 40% of the CPU
-time of a pane switch, which on a machine whose cores are busy training is what the user waits for.
+Textual's footer rebuilds all its key widgets (some twenty, each restyled) every time its screen
+announces its bindings: each time the screen is shown, and at every focus change. Each announcement
+queues a rebuild of its own, so a pane shown right after a run started (focus leaving a field, the keys
+of a running run) rebuilt its footer five times over, 300-500 ms of the UI thread. Here a rebuild is
+queued only if none is, and when it comes it is skipped if the keys are those already shown.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class KeyFooter(Footer):
         super().__init__()
         self._composed_for: Hashable | None = None
         """What the footer's current key widgets show (see :meth:`_keys_shown`), or None before any."""
+        self._rebuild_queued = False
+        """A rebuild is waiting for the next refresh: further announcements need no other."""
 
     def _keys_shown(self, screen: Screen) -> Hashable:
         """Everything a rebuild would draw from: each shown binding with its state, and the footer's options."""
@@ -45,6 +48,15 @@ class KeyFooter(Footer):
         self._composed_for = self._keys_shown(self.screen) if composed else None
 
     def bindings_changed(self, screen: Screen) -> None:
-        if self._composed_for is not None and screen is self.screen and self._keys_shown(screen) == self._composed_for:
-            return  # the key widgets already show exactly this
-        super().bindings_changed(screen)
+        self._bindings_ready = True
+        if self._rebuild_queued or not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        self._rebuild_queued = True
+        self.call_after_refresh(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        """Rebuild the key widgets, unless they already show the screen's keys as they are now."""
+        self._rebuild_queued = False
+        if self._composed_for is not None and self._keys_shown(self.screen) == self._composed_for:
+            return
+        await self.recompose()

@@ -46,3 +46,27 @@ async def test_the_footer_follows_keys_that_appear() -> None:
         shown = {key.key: key for key in footer_keys(app)}
         assert "r" in shown and "ctrl+s" in shown
         assert shown["r"].description == "Run again"
+
+
+async def test_announcements_before_the_next_refresh_rebuild_the_footer_once(monkeypatch) -> None:
+    app = app_trained_by(replay_factory(recorded_run()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        rebuilds: list[int] = []
+        real = KeyFooter.recompose
+
+        async def counting(self: KeyFooter) -> None:
+            rebuilds.append(id(self))
+            await real(self)
+
+        monkeypatch.setattr(KeyFooter, "recompose", counting)
+        footer._composed_for = None  # as if the keys had changed: the next announcement must rebuild
+        for _ in range(5):  # a pane shown, focus moving, a run starting: each announces the bindings
+            app.screen.bindings_updated_signal.publish(app.screen)
+        await settle(pilot)
+        assert rebuilds == [id(footer)]
+        assert "ctrl+t" in [key.key for key in footer_keys(app)]
+        app.screen.bindings_updated_signal.publish(app.screen)  # the same keys again: nothing to rebuild
+        await settle(pilot)
+        assert rebuilds == [id(footer)]
