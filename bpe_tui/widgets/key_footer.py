@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeyFooter(Footer):
@@ -44,6 +45,13 @@ class KeyFooter(Footer):
         composed = False
         for widget in super().compose():
             composed = True
+            if isinstance(widget, FooterKey):
+                # A key widget starts compact and is then bound to the footer's setting (all but the
+                # palette key, which stays compact). Started as it will end, it is styled once as it
+                # mounts; otherwise its class flips and it is restyled, twice over: half a rebuild's time.
+                compact = True if widget.has_class("-command-palette") else self.compact
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
             yield widget
         self._composed_for = self._keys_shown(self.screen) if composed else None
 

@@ -48,7 +48,7 @@ async def test_the_footer_follows_keys_that_appear() -> None:
         assert shown["r"].description == "Run again"
 
 
-async def test_announcements_before_the_next_refresh_rebuild_the_footer_once(monkeypatch) -> None:
+async def test_announcements_before_the_next_refresh_rebuild_the_footer_once_and_cheaply(monkeypatch) -> None:
     app = app_trained_by(replay_factory(recorded_run()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -61,12 +61,21 @@ async def test_announcements_before_the_next_refresh_rebuild_the_footer_once(mon
             await real(self)
 
         monkeypatch.setattr(KeyFooter, "recompose", counting)
+        restyled_keys: list[FooterKey] = []
+        real_update = FooterKey.update_node_styles
+
+        def restyle(self: FooterKey, animate: bool = True) -> None:
+            restyled_keys.append(self)
+            real_update(self, animate=animate)
+
+        monkeypatch.setattr(FooterKey, "update_node_styles", restyle)
         footer._composed_for = None  # as if the keys had changed: the next announcement must rebuild
         for _ in range(5):  # a pane shown, focus moving, a run starting: each announces the bindings
             app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert rebuilds == [id(footer)]
         assert "ctrl+t" in [key.key for key in footer_keys(app)]
+        assert restyled_keys == [], "new key widgets were restyled one by one as they mounted"
         app.screen.bindings_updated_signal.publish(app.screen)  # the same keys again: nothing to rebuild
         await settle(pilot)
         assert rebuilds == [id(footer)]
