@@ -70,3 +70,27 @@ async def test_a_pane_follows_an_app_class_and_the_terminal_focus_changed_while_
         await app.switch_mode("one")
         await pilot.pause()
         assert line_color(app) == Color(0, 255, 0)
+
+
+async def test_the_second_visit_to_a_pane_does_not_reread_the_stylesheets(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = ModesApp()
+    async with app.run_test() as pilot:
+        await app.switch_mode("two")  # built on this first visit
+        await pilot.pause()
+        await app.switch_mode("one")
+        await pilot.pause()
+        reread: list[bool] = []
+        real = App.refresh_css
+
+        def counting(self: App, animate: bool = True) -> None:
+            reread.append(True)
+            real(self, animate=animate)
+
+        monkeypatch.setattr(App, "refresh_css", counting)
+        await app.switch_mode("two")
+        await pilot.pause()
+        assert reread == []
+        assert line_color(app) == Color(0, 0, 255)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"  # a new theme still does
+        await pilot.pause()
+        assert reread
