@@ -35,6 +35,7 @@ from core.export.npy_ids import IdsFileError
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names, load_reference
 from core.model import BPEModel
 
+from bpe_tui.gc_pauses import full_collections_held_back
 from bpe_tui.messages import SessionChanged, TrainingChanged
 from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable, decode_id_file, is_id_file
 from bpe_tui.panes import PANES, Pane
@@ -286,8 +287,9 @@ class BpeTuiApp(App[None]):
         """Iterate the run in a thread, posting what it reports to the app; it never touches a widget."""
         worker = get_current_worker()
         try:
-            for message in self.runner.follow(run, lambda: worker.is_cancelled):
-                self.post_message(message)
+            with full_collections_held_back():
+                for message in self.runner.follow(run, lambda: worker.is_cancelled):
+                    self.post_message(message)
         except Exception as error:  # noqa: BLE001 - a run that ends without news would look busy for ever
             run.source.cancel()
             reason = f"training failed: {type(error).__name__}: {error}"

@@ -1,0 +1,55 @@
+"""While a run goes on, the app holds back full garbage collections, and gives them back when it ends."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from bpe_tui.app import BpeTuiApp
+from bpe_tui.gc_pauses import HELD_BACK, full_collections_held_back
+from bpe_tui.training_runner import TrainingRunner
+from tests.ui.app_harness import SIZE, HeldSource, held_app, settle, split_after_merges
+from tests.ui.test_dashboard_drawing import until
+
+
+def test_overlapping_holds_give_the_thresholds_back_when_the_last_one_ends() -> None:
+    before = gc.get_threshold()
+    first, second = full_collections_held_back(), full_collections_held_back()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert gc.get_threshold() == (before[0], before[1], HELD_BACK)  # a run is still going on
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before
+
+
+def test_holds_from_two_threads_at_once_end_with_the_thresholds_as_they_were() -> None:
+    before = gc.get_threshold()
+    inside = threading.Barrier(8)
+
+    def hold() -> None:
+        with full_collections_held_back():
+            inside.wait()
+
+    threads = [threading.Thread(target=hold) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert gc.get_threshold() == before
+
+
+async def test_a_run_holds_back_full_collections_until_it_ends() -> None:
+    before = gc.get_threshold()
+    first, rest = split_after_merges(30)
+    source = HeldSource(first, rest)
+    app: BpeTuiApp = held_app(source)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(app.training.merges) == 30, "the first 30 merges reached the app")
+        assert gc.get_threshold() == (before[0], before[1], HELD_BACK)
+        source.release.set()
+        await settle(pilot)
+        assert isinstance(app.training.outcome, TrainingRunner.Finished)
+        assert gc.get_threshold() == before
