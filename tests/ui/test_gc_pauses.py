@@ -1,18 +1,33 @@
-"""While a run goes on, the app holds back full garbage collections, and gives them back when it ends."""
+"""While a run goes on, the app holds back full garbage collections, and gives them back when it ends.
+
+The hold is process-wide, and an earlier test's run may still be ending in its worker thread (an app
+that exits cancels its workers without waiting for them), so each test first waits until no run holds it.
+"""
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 
 from bpe_tui.app import BpeTuiApp
+from bpe_tui import gc_pauses
 from bpe_tui.gc_pauses import HELD_BACK, full_collections_held_back
 from bpe_tui.training_runner import TrainingRunner
 from tests.ui.app_harness import SIZE, HeldSource, held_app, settle, split_after_merges
 from tests.ui.test_dashboard_drawing import until
 
 
+def no_run_holding(timeout: float = 60.0) -> None:
+    """Wait until no run, an earlier test's included, holds back the full collections."""
+    deadline = time.monotonic() + timeout
+    while gc_pauses._holders:
+        assert time.monotonic() < deadline, "a run from an earlier test still holds back full collections"
+        time.sleep(0.01)
+
+
 def test_overlapping_holds_give_the_thresholds_back_when_the_last_one_ends() -> None:
+    no_run_holding()
     before = gc.get_threshold()
     first, second = full_collections_held_back(), full_collections_held_back()
     first.__enter__()
@@ -24,6 +39,7 @@ def test_overlapping_holds_give_the_thresholds_back_when_the_last_one_ends() -> 
 
 
 def test_holds_from_two_threads_at_once_end_with_the_thresholds_as_they_were() -> None:
+    no_run_holding()
     before = gc.get_threshold()
     inside = threading.Barrier(8)
 
@@ -40,12 +56,13 @@ def test_holds_from_two_threads_at_once_end_with_the_thresholds_as_they_were() -
 
 
 async def test_a_run_holds_back_full_collections_until_it_ends() -> None:
-    before = gc.get_threshold()
     first, rest = split_after_merges(30)
     source = HeldSource(first, rest)
     app: BpeTuiApp = held_app(source)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        await until(pilot, lambda: gc_pauses._holders == 0, "no earlier run holds back full collections")
+        before = gc.get_threshold()
         await pilot.press("ctrl+t")
         await until(pilot, lambda: len(app.training.merges) == 30, "the first 30 merges reached the app")
         assert gc.get_threshold() == (before[0], before[1], HELD_BACK)
