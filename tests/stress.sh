@@ -32,6 +32,7 @@ if [ ${#selection[@]} -eq 0 ]; then
         tests/core/export/test_export_shards.py
         tests/ui/test_lenses_fast_keys.py
         tests/ui/test_open_id_files.py
+        tests/ui/test_gc_pauses.py
     )
 fi
 logs=${STRESS_LOGS:-$(mktemp -d -t bpe-tui-stress.XXXXXX)}
