@@ -20,6 +20,7 @@ from core.corpus.compression import open_raw, reading
 from core.corpus.shards import Shard
 from core.errors import CorpusError
 from core.input_files import os_problem, shown_path
+from core.signals import start_deaf_to_signals
 
 _BLOCK = 1 << 20
 
@@ -43,7 +44,8 @@ class _InOrderDigest:
 
         thread = threading.Thread(target=run, name="corpus-sha256", daemon=True)
         try:
-            thread.start()
+            # Deaf to Ctrl-C: taken here, it would leave the main thread asleep on its workers (core.signals).
+            start_deaf_to_signals(thread)
         except RuntimeError as error:
             # A Ctrl-C that lands while start() waits for the thread can break threading's own lock on the
             # way out (CPython then raises "release unlocked lock" in place of the KeyboardInterrupt): the

@@ -44,6 +44,7 @@ from core.errors import BPEError
 from core.export.encoding import ITEM_BYTES, encode_into
 from core.atomic import OutputError, describe_write_error, temp_prefix
 from core.input_files import shown_path
+from core.signals import WAKE_SECONDS
 from core.export.word_exchange import WordExchange
 
 if TYPE_CHECKING:
@@ -241,7 +242,12 @@ class SharedExport:
     def _receive(self, *, block: bool) -> tuple[int, int]:
         """Reports from the workers since the last call, as ``(bytes, tokens)``; with ``block``, waits first."""
         running = {part.conn: part for part in self.parts[1:] if part.running}
-        ready = wait(list(running)) if block and running else [conn for conn in running if conn.poll()]
+        if block and running:
+            ready: list[Any] = []
+            while not ready:  # woken now and then, to raise a Ctrl-C another thread took (core.signals)
+                ready = wait(list(running), WAKE_SECONDS)
+        else:
+            ready = [conn for conn in running if conn.poll()]
         done = tokens = 0
         for conn in ready:
             part = running[conn]

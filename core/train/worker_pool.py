@@ -23,6 +23,8 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from core.signals import WAKE_SECONDS
+
 CAN_FORK = hasattr(os, "fork")
 """Whether this platform can start workers (no ``fork`` on Windows: work runs in-process there)."""
 
@@ -171,7 +173,9 @@ class WorkerPool:
     @staticmethod
     def _results(function: Callable[..., Any], pending: Iterator[tuple[Any, ...]], busy: dict[int, _Worker]) -> Iterator[Any]:
         while busy:
-            ready, _, _ = select.select(list(busy), [], [])
+            ready: list[int] = []
+            while not ready:  # woken now and then, to raise a Ctrl-C another thread took (core.signals)
+                ready, _, _ = select.select(list(busy), [], [], WAKE_SECONDS)
             for fd in ready:
                 worker = busy.pop(fd)
                 try:

@@ -1,0 +1,56 @@
+"""Keeping Ctrl-C where Python can act on it: on the main thread, and never behind a wait that cannot wake.
+
+The kernel hands a signal sent to the process (the terminal's SIGINT) to any one of its threads that does
+not block it. Python's C-level handler, in whichever thread took the signal, only records it; the Python
+handler (``KeyboardInterrupt``) runs when the main thread next executes Python code. A main thread blocked
+in ``select()`` on worker pipes is not woken by a signal another thread took. That is how a Ctrl-C during a
+parallel export could hang the CLI: the signal landed on the export's digest thread, the main thread slept
+on its workers, and the workers, which leave Ctrl-C to the parent, waited too.
+
+Hence two rules for core:
+
+- a thread core starts blocks the asynchronous signals (:func:`start_deaf_to_signals`), so the kernel
+  delivers them to the main thread, whose wait returns at once;
+- core's waits on worker processes wake every :data:`WAKE_SECONDS`, so that a signal taken by a thread
+  core did not start (a library's) still raises within that time.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+WAKE_SECONDS = 0.25
+"""How long a wait on workers sleeps at most before Python looks for a signal another thread recorded."""
+
+ASYNCHRONOUS_SIGNALS = frozenset(
+    getattr(signal, name)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+    if hasattr(signal, name)
+)
+"""The signals a user or another process sends (not the faults a thread raises on itself)."""
+
+
+def start_deaf_to_signals(thread: threading.Thread) -> None:
+    """Start ``thread`` with :data:`ASYNCHRONOUS_SIGNALS` blocked in it, so that they reach another thread.
+
+    A new thread inherits the mask of the thread that starts it: the signals are blocked here for the
+    moment of the start, and the caller's own mask is put back at once (a signal that arrived meanwhile
+    is then delivered to the caller as usual). Where there are no signal masks (Windows), signals are
+    only ever handled on the main thread anyway, and this is a plain start.
+
+    >>> import threading
+    >>> seen = []
+    >>> thread = threading.Thread(target=lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+    >>> start_deaf_to_signals(thread); thread.join()
+    >>> signal.SIGINT in seen[0], signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    (True, False)
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        thread.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ASYNCHRONOUS_SIGNALS)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
