@@ -33,6 +33,8 @@ if [ ${#selection[@]} -eq 0 ]; then
         tests/ui/test_lenses_fast_keys.py
         tests/ui/test_open_id_files.py
         tests/ui/test_gc_pauses.py
+        tests/core/test_signals.py
+        tests/core/export/test_corpus_digest_start.py
     )
 fi
 logs=${STRESS_LOGS:-$(mktemp -d -t bpe-tui-stress.XXXXXX)}
