@@ -26,6 +26,10 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="nee
 AIM_AT_THE_WAIT = """
 import signal, threading
 
+# A process started from a background job inherits Ctrl-C ignored (so does CI, run that way): Python then
+# keeps it ignored, and nothing here would see the signal. Ctrl-C raises, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 entered = threading.Event()
 
 def aimed(real):
