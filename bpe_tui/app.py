@@ -21,8 +21,6 @@ from pathlib import Path
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.fuzzy import Matcher
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -32,12 +30,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.errors import BPEError, TextNotTokenizerError
 from core.export.npy_ids import IdsFileError
-from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names, load_reference
+from core.formats.tiktoken_cache import cached_reference_names
 from core.model import BPEModel
 
 from bpe_tui.gc_pauses import full_collections_held_back
 from bpe_tui.messages import SessionChanged, TrainingChanged
-from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable, decode_id_file, is_id_file
+from bpe_tui.file_reading import read_opened_file, read_tokenizer
+from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable
+from bpe_tui.pane_commands import PaneCommands
 from bpe_tui.panes import PANES, Pane
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
@@ -80,55 +80,6 @@ def startup_text(samples: Mapping[str, str]) -> str:
     'a\\nb'
     """
     return "\n".join(samples.get(name, "") for name in ("english", "japanese"))
-
-
-def highlighted(matcher: Matcher, text: str) -> Content:
-    """``text`` as plain Content with the characters ``matcher`` matched in its match style.
-
-    Textual's ``Matcher.highlight`` reads its text as markup, and a tokenizer's name is data: ``[bold]``
-    in a name must show as typed (and ``[/]`` must not fail).
-    """
-    content = Content(text)
-    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
-    if score:
-        for offset in offsets:
-            content = content.stylize(matcher.match_style, offset, offset + 1)
-    return content
-
-
-class PaneCommands(Provider):
-    """Command palette entries: open each pane, open a tokenizer file, switch the active tokenizer, help."""
-
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.app
-        assert isinstance(app, BpeTuiApp)
-        commands: list[tuple[str, Callable[[], object], str]] = [
-            (f"Go to {pane.title} ({pane.key})", partial(app.switch_mode, pane.mode), pane.description)
-            for pane in PANES
-        ]
-        commands.append(("Open tokenizer file…", app.action_open_tokenizer, "Load a tokenizer in any format"))
-        for name, where in app.reference_tokenizers().items():
-            commands.append(
-                (f"Load reference tokenizer: {name}", partial(app.load_tokenizer_file, Path(name)), where)
-            )
-        commands.append(("Show keys (help)", app.action_help, "Every key binding, by pane"))
-        for index, loaded in enumerate(app.session.tokenizers):
-            commands.append(
-                (f"Use tokenizer: {loaded.shown_name}", partial(app.session.set_active, index), "Make it the active one")
-            )
-        return commands
-
-    async def discover(self) -> Hits:
-        for name, callback, help_text in self._commands():
-            # Content, not str: the palette reads a str prompt as markup, and tokenizer names are data.
-            yield DiscoveryHit(Content(name), callback, text=name, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, callback, help_text in self._commands():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, highlighted(matcher, name), callback, text=name, help=help_text)
 
 
 class BpeTuiApp(App[None]):
@@ -251,7 +202,7 @@ class BpeTuiApp(App[None]):
             self.load_tokenizer_file(path)
         gpt2 = self._bundled_gpt2()
         if self._reference_on_start and gpt2 is not None:
-            self.run_worker(partial(_load_tokenizer, gpt2), name=str(gpt2), group=REFERENCE_GROUP, thread=True,
+            self.run_worker(partial(read_tokenizer, gpt2), name=str(gpt2), group=REFERENCE_GROUP, thread=True,
                             exit_on_error=False)
         if self._train_on_start:
             spec = self.startup_spec()
@@ -466,7 +417,7 @@ class BpeTuiApp(App[None]):
         """Load a tokenizer file (or a reference encoding by name) in a thread; success adds it to the session,
         failure is a notification."""
         return self.run_worker(
-            partial(_load_tokenizer, Path(path)),
+            partial(read_tokenizer, Path(path)),
             name=str(path),
             group="load",
             thread=True,
@@ -479,7 +430,7 @@ class BpeTuiApp(App[None]):
         active = self.session.active_tokenizer()
         known = tuple(self.session.tokenizers)
         return self.run_worker(
-            partial(_open_file, Path(path), active, known),
+            partial(read_opened_file, Path(path), active, known),
             name=str(path),
             group="load",
             thread=True,
@@ -559,25 +510,3 @@ class BpeTuiApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
-
-
-def _open_file(path: Path, active: LoadedTokenizer | None, known: tuple[LoadedTokenizer, ...]) -> LoadedTokenizer | DecodedIds:
-    """ctrl+o's file, read in a worker thread: ids decoded with ``active`` if it is an id file, else a tokenizer."""
-    if is_id_file(path):
-        return decode_id_file(path, active, known)
-    return _load_tokenizer(path)
-
-
-def _load_tokenizer(path: Path) -> LoadedTokenizer:
-    """Read and build a tokenizer (in a worker thread); raises ``BPEError`` with a one-line reason.
-
-    A path that does not exist but is the name of a reference encoding (``cl100k_base``) is read from
-    tiktoken's cache.
-    """
-    from core.formats import load_tokenizer
-
-    if str(path) in REFERENCE_ENCODINGS and not path.exists():
-        return LoadedTokenizer.from_model(load_reference(str(path)), name=str(path))
-    model = load_tokenizer(path)
-    # The file's own name tells loaded tokenizers apart better than the name stored inside it.
-    return LoadedTokenizer.from_model(model, name=path.stem or model.name, source=path)

@@ -62,8 +62,6 @@ def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
     """SIGINT to the process group mid-export, while workers hold chunks: exit 130, one line, no output and no
     temporary or part file (workers ignore the signal; the export stops them)."""
     import signal
-    import subprocess
-    import sys
 
     from tests.cli.test_cli_train import StderrWatcher, start_waiting
     from tests.waiting import wait_until

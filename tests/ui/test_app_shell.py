@@ -7,7 +7,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from bpe_tui.app import BpeTuiApp, PaneCommands
+from bpe_tui.app import BpeTuiApp
+from bpe_tui.pane_commands import PaneCommands
 from bpe_tui.messages import SessionChanged
 from bpe_tui.panes import PANES
 from bpe_tui.screens.help import HelpScreen, bindings_of, help_sections

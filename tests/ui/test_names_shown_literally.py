@@ -16,7 +16,7 @@ from textual.fuzzy import Matcher
 from textual.notifications import Notify
 from textual.widgets import SelectionList, Static
 
-from bpe_tui.app import PaneCommands, highlighted
+from bpe_tui.pane_commands import PaneCommands, highlighted
 from core.formats import save_tokenizer
 from tests.ui.app_harness import SIZE, make_app, make_session, recorded_run, settle
 

@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Static
 from bpe_tui.screens.stepper import CORPUS_BYTES, StepperScreen, corpus_head
 from bpe_tui.stepper_model import LiveSteps
 from core.reference import count_pairs, count_words, merge_words, ranked_pairs
-from tests.ui.app_harness import CORPUS_ROOT, SAMPLES, SIZE, make_app, settle
+from tests.ui.app_harness import CORPUS_ROOT, SAMPLES, make_app, settle
 
 
 def reference_rankings(text: str, steps: int) -> list[list[tuple[bytes, bytes, int]]]:

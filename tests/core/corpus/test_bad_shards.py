@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from core import reference
-from core.corpus import open_corpus
 from core.errors import CorpusError, SettingsError
 from core.train.run import TrainingRun, train_bpe
 from tests.core.corpus.corpus_cases import SPECIAL, compress, joined_text, parquet_bytes, sample_documents, write_shard

@@ -21,7 +21,7 @@ from core.train import dask_counting
 from core.train.events import ShardsRead
 from core.train.run import TrainingRun, train_bpe
 from core.train.shard_reading import count_job
-from tests.cli.cli_cases import assert_one_line_error, run_cli
+from tests.cli.cli_cases import run_cli
 from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents, write_shard
 
 DOCUMENTS = sample_documents()
