@@ -33,7 +33,7 @@ from core.export.npy_ids import IdsFileError
 from core.formats.tiktoken_cache import cached_reference_names
 from core.model import BPEModel
 
-from bpe_tui.gc_pauses import full_collections_held_back
+from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.messages import SessionChanged, TrainingChanged
 from bpe_tui.file_reading import read_opened_file, read_tokenizer
 from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable
@@ -191,13 +191,14 @@ class BpeTuiApp(App[None]):
         }
         screen = builders[pane.screen]()
         self._panes[pane.mode] = screen
+        self.call_after_refresh(settle_heap)  # a pane's widgets live as long as the app: settle once it is drawn
         return screen
 
     async def on_mount(self) -> None:
         mode = self._start_mode or (
             "dashboard" if self._train_on_start else "inspector" if self._tokenizer_paths else "corpus"
         )
-        await self.switch_mode(mode)
+        await self.switch_mode(mode)  # building the pane settles the heap once it is drawn
         for path in self._tokenizer_paths:
             self.load_tokenizer_file(path)
         gpt2 = self._bundled_gpt2()
@@ -265,6 +266,8 @@ class BpeTuiApp(App[None]):
         elif isinstance(message, TrainingRunner.Stopped):
             self._keep_stopped(message)
         self._training_changed()
+        if isinstance(message, TrainingRunner.Ended):
+            self.call_after_refresh(settle_heap)  # the run's merges and tokenizer, once the end is drawn
 
     def _keep_trained(self, message: TrainingRunner.Finished) -> None:
         """Hand a finished run's tokenizer (built in the worker) to the session and say that ctrl+s saves it.
@@ -444,12 +447,14 @@ class BpeTuiApp(App[None]):
             # The start-up GPT-2 joins quietly: it must not take the place of the tokenizer being trained.
             if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
                 self.session.add_tokenizer(worker.result, activate=False)
+                self.call_after_refresh(settle_heap)
             return
         if worker.group != "load":
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
             self.session.add_tokenizer(worker.result)
             self.notify(f"Loaded {worker.result.shown_name}", title="Tokenizer", markup=False)
+            self.call_after_refresh(settle_heap)
         elif event.state == WorkerState.SUCCESS and isinstance(worker.result, DecodedIds):
             await self._show_decoded(worker.result)
         elif event.state == WorkerState.ERROR:
