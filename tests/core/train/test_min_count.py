@@ -57,7 +57,8 @@ def test_the_character_base_is_built_from_the_kept_pre_tokens(tmp_path: Path) ->
     corpus.write_text(TEXT, encoding="utf-8")
     vocab, merges = train_bpe(corpus, 1500, [SPECIAL], base="chars", min_char_count=2, min_count=3)
     assert (vocab, merges) == reference.train(TEXT, 1500, [SPECIAL], base="chars", min_char_count=2, min_count=3)
-    assert (vocab, merges) != reference.train(TEXT, 1500, [SPECIAL], base="chars", min_char_count=2)
+    # Pruning changed the result: the same run without it (test_char_base holds that run to the reference).
+    assert (vocab, merges) != train_bpe(corpus, 1500, [SPECIAL], base="chars", min_char_count=2)
 
 
 def test_a_dask_cluster_prunes_the_added_up_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
