@@ -26,24 +26,21 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, get_current_worker
 
-from core.errors import BPEError, TextNotTokenizerError
-from core.export.npy_ids import IdsFileError
-from core.formats.tiktoken_cache import cached_reference_names
+from core.errors import BPEError
 from core.model import BPEModel
 
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.messages import SessionChanged, TrainingChanged
+from bpe_tui.file_opening import REFERENCE_GROUP, ask_for_file, bundled_gpt2, file_read, reference_tokenizers
 from bpe_tui.file_reading import read_opened_file, read_tokenizer
-from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable
+from bpe_tui.opened_ids import DecodedIds
 from bpe_tui.pane_commands import PaneCommands
 from bpe_tui.panes import PANES, Pane
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.compare import CompareScreen
-from bpe_tui.recent_files import remember
 from bpe_tui.screens.corpus import CorpusScreen
-from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.help import HelpScreen
 from bpe_tui.screens.inspector import InspectorScreen
@@ -59,9 +56,6 @@ from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 from bpe_tui.widgets.training_form import default_settings
 
-
-REFERENCE_GROUP = "load-reference"
-"""Worker group of the start-up GPT-2 load, which joins the session without a notification or becoming active."""
 
 TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
@@ -201,7 +195,7 @@ class BpeTuiApp(App[None]):
         await self.switch_mode(mode)  # building the pane settles the heap once it is drawn
         for path in self._tokenizer_paths:
             self.load_tokenizer_file(path)
-        gpt2 = self._bundled_gpt2()
+        gpt2 = bundled_gpt2(self.session.samples_dir)
         if self._reference_on_start and gpt2 is not None:
             self.run_worker(partial(read_tokenizer, gpt2), name=str(gpt2), group=REFERENCE_GROUP, thread=True,
                             exit_on_error=False)
@@ -402,19 +396,9 @@ class BpeTuiApp(App[None]):
 
     # -- loading tokenizer files ------------------------------------------------------------------------
 
-    def _bundled_gpt2(self) -> Path | None:
-        folder = self.session.samples_dir
-        return folder / "gpt2" if folder is not None and (folder / "gpt2" / "vocab.json").is_file() else None
-
     def reference_tokenizers(self) -> dict[str, str]:
-        """Known tokenizers loadable by name: the bundled GPT-2, and tiktoken's encodings already in its cache."""
-        found: dict[str, str] = {}
-        gpt2 = self._bundled_gpt2()
-        if gpt2 is not None:
-            found[str(gpt2)] = "GPT-2, bundled with bpe-tui"
-        for name in cached_reference_names():
-            found[name] = "from tiktoken's cache (never downloaded)"
-        return found
+        """Known tokenizers loadable by name (see ``file_opening.reference_tokenizers``)."""
+        return reference_tokenizers(self.session.samples_dir)
 
     def load_tokenizer_file(self, path: Path) -> Worker[LoadedTokenizer]:
         """Load a tokenizer file (or a reference encoding by name) in a thread; success adds it to the session,
@@ -442,33 +426,9 @@ class BpeTuiApp(App[None]):
 
     @on(Worker.StateChanged)
     async def _tokenizer_loaded(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.group == REFERENCE_GROUP:
-            # The start-up GPT-2 joins quietly: it must not take the place of the tokenizer being trained.
-            if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
-                self.session.add_tokenizer(worker.result, activate=False)
-                self.call_after_refresh(settle_heap)
-            return
-        if worker.group != "load":
-            return
-        if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
-            self.session.add_tokenizer(worker.result)
-            self.notify(f"Loaded {worker.result.shown_name}", title="Tokenizer", markup=False)
-            self.call_after_refresh(settle_heap)
-        elif event.state == WorkerState.SUCCESS and isinstance(worker.result, DecodedIds):
-            await self._show_decoded(worker.result)
-        elif event.state == WorkerState.ERROR:
-            error = worker.error
-            if isinstance(error, TextNotTokenizerError):
-                self._offer_as_corpus(Path(str(error.path)))
-                return
-            message = str(error) if isinstance(error, BPEError) else f"{worker.name}: {type(error).__name__}: {error}"
-            title = "Could not decode the ids" if isinstance(error, (IdsFileError, IdsNotDecodable)) else (
-                "Could not load tokenizer"
-            )
-            self.notify(shown_text(message), title=title, severity="error", timeout=10, markup=False)
+        await file_read(self, event)
 
-    async def _show_decoded(self, decoded: DecodedIds) -> None:
+    async def show_decoded(self, decoded: DecodedIds) -> None:
         """Put an id file's decoded text in the workbench (pane 4) and say what was decoded, warning when the
         sidecar names another tokenizer or cannot be read."""
         await self.switch_mode("boundaries")
@@ -481,34 +441,8 @@ class BpeTuiApp(App[None]):
             title = "Ids not checked" if decoded.sidecar_problem is not None else "Ids from another tokenizer"
             self.notify(warning, title=title, severity="warning", timeout=15, markup=False)
 
-    def _offer_as_corpus(self, path: Path) -> None:
-        """ctrl+o was given a text file: say it looks like a corpus, and make it the corpus if the user agrees.
-
-        A dialog, not a toast, because it asks; it opens only as the answer to the user's own ctrl+o.
-        """
-
-        def chosen(use: bool | None) -> None:
-            if not use:
-                return
-            corpus = path.expanduser().absolute()
-            remember(self.services.recent_store, corpus)
-            self.session.set_corpus(corpus)
-            self.switch_mode("corpus")
-            self.notify(f"Corpus: {corpus}", markup=False)
-
-        self.push_screen(CorpusOfferDialog(path), chosen)
-
     def action_open_tokenizer(self) -> None:
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.open_file(path)
-
-        names = cached_reference_names()
-        title = "Open a tokenizer file (any format) or ids (.npy)"
-        title += f", or {' / '.join(names)} by name" if names else ""
-        self.push_screen(
-            PathDialog(title, str(self.services.corpus_root) + "/", "Open", names=names), chosen
-        )
+        ask_for_file(self)
 
     # -- help -------------------------------------------------------------------------------------------------
 

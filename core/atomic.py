@@ -7,41 +7,25 @@ any error, including KeyboardInterrupt, the temporary file is removed and the ta
 A new folder of files (GPT-2's ``vocab.json`` + ``merges.txt``) is made the same way, as a temporary
 folder renamed into place (:func:`atomic_directory`).
 
-Only a process killed outright (``kill -9``, the out-of-memory killer, a power cut) leaves a temporary
-behind. So every temporary's name says whose it is::
-
-    .NAME.bpe-tui.PID.START.HOST.RANDOM.KIND
-
-(``START``: when process ``PID`` started, in clock ticks since boot; ``HOST``: this boot of this machine
-and its process namespace; ``KIND``: ``tmp``, ``part``, ``words`` or ``tmpdir``), and the next save to the
-same target first removes the temporaries of owners that are gone (:func:`remove_stale_temporaries`).
-A process id is reused in time, which is why the start time is in the name: a live process with the
-same id but another start time is not the owner. Anything that cannot be told for sure (another
-machine on a shared disk, another boot) is kept.
+Only a process killed outright leaves a temporary behind; its name says whose it is, and the next save to
+the same target removes it once its owner is gone (:mod:`core.temporaries`). What a failed write raises
+and what it means is in :mod:`core.output_errors`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import hashlib
 import io
 import os
-import platform
-import re
 import shutil
-import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from core.errors import BPEError
 from core.input_files import shown_path
-
-
-class OutputError(BPEError):
-    """An output file cannot be written (missing directory, no permission, disk full...)."""
+from core.output_errors import OutputError, check_output_directory, describe_write_error
+from core.temporaries import remove_stale_temporaries, temp_prefix
 
 
 def _read_umask() -> int:
@@ -52,167 +36,6 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()
-
-TEMP_MARK = "bpe-tui"
-"""Between the target's name and the owner in every temporary's name."""
-
-TEMP_KINDS = ("tmp", "part", "words", "tmpdir")
-"""The endings of temporaries: an atomic write's file, an export's part and words files, a new folder."""
-
-_NAME_BYTES = 140
-"""How much of the target's name a temporary's name keeps: the rest of it takes up to about 80 bytes, and
-a name must fit in 255 bytes, so a target with a long name still gets temporaries."""
-
-_OWNER = re.compile(r"(\d+)\.(\d+)\.([0-9a-f]{8})\..+\.(?:" + "|".join(TEMP_KINDS) + r")")
-"""What follows ``.NAME.bpe-tui.`` in a temporary's name: pid, start time, host, anything, kind."""
-
-_PROBLEMS = {
-    errno.ENOSPC: "no space left on the device; free some space or write elsewhere",
-    errno.EDQUOT: "disk quota exceeded; free some space or write elsewhere",
-    errno.EROFS: "the file system is read-only; write elsewhere",
-    errno.EACCES: "permission denied; write to a folder you may write to",
-    errno.EPERM: "permission denied; write to a folder you may write to",
-    errno.ENAMETOOLONG: "the name is too long for the file system; use a shorter name",
-    errno.ENOTDIR: "a part of the path is not a directory; check the path",
-    errno.ELOOP: "too many levels of symbolic links (a loop?); check the path",
-}
-
-
-def describe_write_error(error: OSError) -> str:
-    """What an OSError met while writing means, and what to do about it.
-
-    >>> describe_write_error(OSError(errno.ENOSPC, "No space left on device"))
-    'no space left on the device; free some space or write elsewhere'
-    """
-    return _PROBLEMS.get(error.errno or 0) or error.strerror or str(error)
-
-
-# ------------------------------------------------------------------------------------- whose temporary
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
-def _process_state(pid: int) -> tuple[str, int] | None:
-    """(state letter, start time in clock ticks since boot) of process ``pid``, from ``/proc``; None if unknown."""
-    text = _read(f"/proc/{pid}/stat")
-    if text is None:
-        return None
-    # The command name (field 2) is in parentheses and may hold spaces and parentheses itself.
-    fields = text[text.rfind(")") + 2 :].split()
-    try:
-        return fields[0], int(fields[19])
-    except (IndexError, ValueError):
-        return None
-
-
-def _host() -> str:
-    """Eight hex digits naming this boot of this machine and this process namespace (the node name where
-    there is no ``/proc``): process ids and start times only mean something within one."""
-    boot = _read("/proc/sys/kernel/random/boot_id")
-    try:
-        namespace = os.readlink("/proc/self/ns/pid")
-    except OSError:
-        namespace = ""
-    key = f"{boot.strip()}:{namespace}" if boot else f"node:{platform.node()}"
-    return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:8]
-
-
-_HOST = _host()
-_owners: dict[int, str] = {}
-
-
-def owner_tag() -> str:
-    """``PID.START.HOST`` for this process (START is 0 where it cannot be known).
-
-    >>> owner_tag().split(".")[0] == str(os.getpid())
-    True
-    """
-    pid = os.getpid()  # not cached across fork: a child is another owner
-    if pid not in _owners:
-        state = _process_state(pid)
-        _owners[pid] = f"{pid}.{state[1] if state else 0}.{_HOST}"
-    return _owners[pid]
-
-
-def _short_name(name: str) -> str:
-    raw = os.fsencode(name)[:_NAME_BYTES]
-    return os.fsdecode(raw)
-
-
-def temp_prefix(target: str | os.PathLike[str]) -> str:
-    """How the names of this process's temporaries for ``target`` begin: ``.NAME.bpe-tui.PID.START.HOST.``.
-
-    >>> temp_prefix("out/ids.npy").startswith(".ids.npy.bpe-tui." + str(os.getpid()) + ".")
-    True
-    """
-    return f".{_short_name(Path(target).name)}.{TEMP_MARK}.{owner_tag()}."
-
-
-def owner_alive(pid: int, start: int, host: str) -> bool:
-    """Whether the process that made a temporary may still be alive (when unsure: yes).
-
-    >>> pid, start, host = owner_tag().split(".")
-    >>> owner_alive(int(pid), int(start), host)
-    True
-    """
-    if host != _HOST:
-        return True  # another machine or boot: nothing here can tell
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # alive, another user's
-    except OSError:
-        return True
-    if start == 0:
-        return True  # made where start times are unknown: the process id alone cannot tell
-    state = _process_state(pid)
-    if state is None:
-        return False  # it ended between the two looks
-    letter, started = state
-    return letter not in ("Z", "X") and started == start
-
-
-def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
-    """Remove the temporaries for ``target`` beside it whose owners are gone; return what was removed.
-
-    Only names of the form described in the module docstring, for this very target, are looked at, and
-    only those whose owner :func:`owner_alive` says is gone are removed, so no live process loses a
-    file. A folder that cannot be listed is left alone.
-    """
-    target = Path(target)
-    start = f".{_short_name(target.name)}.{TEMP_MARK}."
-    removed: list[Path] = []
-    try:
-        entries = list(os.scandir(target.parent))
-    except OSError:
-        return removed
-    for entry in entries:
-        if not entry.name.startswith(start):
-            continue
-        match = _OWNER.fullmatch(entry.name, len(start))
-        if match is None or owner_alive(int(match[1]), int(match[2]), match[3]):
-            continue
-        path = Path(entry.path)
-        try:
-            if entry.name.endswith(".tmpdir") and entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(path)
-            else:
-                path.unlink()
-        except OSError:
-            continue
-        removed.append(path)
-    return removed
-
-
-# --------------------------------------------------------------------------------------------- writing
 
 
 class _OutputFile(io.BufferedRandom):
@@ -253,32 +76,10 @@ def _commit(temp: Path, target: Path) -> None:
     os.replace(temp, target)
 
 
-def _check_directory(target: Path) -> Path:
-    """The folder ``target`` goes in, if it is one; otherwise a one-line OutputError."""
-    directory = target.parent
-    shown = shown_path(target)
-    try:
-        if not stat.S_ISDIR(os.stat(directory).st_mode):
-            raise OutputError(f"cannot write {shown}: {shown_path(directory)} is not a directory")
-    except FileNotFoundError:
-        raise OutputError(
-            f"cannot write {shown}: directory {shown_path(directory)} does not exist; create it first"
-        ) from None
-    except OSError as error:
-        raise OutputError(f"cannot write {shown}: {describe_write_error(error)}") from None
-    try:
-        is_directory = stat.S_ISDIR(os.stat(target).st_mode)
-    except OSError:
-        is_directory = False
-    if is_directory:
-        raise OutputError(f"cannot write {shown}: it is a directory; give a file name")
-    return directory
-
-
 def _new_temporary(target: Path) -> tuple[Path, int, Path]:
     """Check where ``target`` goes, clear dead processes' temporaries there, and make this one's: (its
     folder, an open descriptor, its path)."""
-    directory = _check_directory(target)
+    directory = check_output_directory(target)
     remove_stale_temporaries(target)
     try:
         fd, temp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=directory)
@@ -294,7 +95,7 @@ def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     For writers that stream (the corpus exporter writes ids chunk by chunk, then seeks back to fill in
     the header). The file object is seekable; do not close it yourself. Its ``write``, ``flush`` and
     ``sync`` (flush and fsync) raise OutputError, not OSError, when the disk is full. Temporaries left beside ``path`` by dead
-    processes are removed first (see the module docstring).
+    processes are removed first (see :mod:`core.temporaries`).
 
     Raises:
         OutputError: the directory is missing or not writable, or writing failed (one line, names ``path``).
@@ -344,7 +145,7 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     ['a.txt']
     """
     target = Path(path)
-    directory = _check_directory(target)
+    directory = check_output_directory(target)
     remove_stale_temporaries(target)
     try:
         temp = Path(tempfile.mkdtemp(prefix=temp_prefix(target), suffix=".tmpdir", dir=directory))

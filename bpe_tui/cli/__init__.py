@@ -22,7 +22,7 @@ from bpe_tui import __version__
 from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
-from core.atomic import describe_write_error
+from core.output_errors import describe_write_error
 from core.errors import BPEError
 from core.input_files import shown_path
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from core.atomic import OutputError, describe_write_error
+from core.output_errors import OutputError, describe_write_error
 from core.errors import SettingsError
 from core.input_files import file_kind, shown_path
 

@@ -8,7 +8,6 @@ or an older keystroke is dropped instead of overwriting a newer one.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -23,18 +22,17 @@ from textual.timer import Timer
 from textual.widgets import Header, Static, TextArea
 from textual.worker import get_current_worker
 
+from bpe_tui.boundaries_text import Measured, detail_line, measure_text, tokens_json
 from bpe_tui.messages import SessionChanged
-from bpe_tui.render import token_body
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
-from bpe_tui.text import display_part, hex_bytes
+from bpe_tui.text import display_part
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.coverage import coverage_line
 from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from core.analysis.compare import TextStats, text_stats
-from core.analysis.coverage import Coverage, context_coverage
 
 if TYPE_CHECKING:
     from core.encode.spans import TokenSpan
@@ -57,49 +55,6 @@ TYPING_DELAY = 0.2
 def shown(text: str) -> str:
     """The part of ``text`` the pane draws (see ``DISPLAY_CHARS``)."""
     return display_part(text, DISPLAY_CHARS)
-
-
-@dataclass(frozen=True)
-class Measured:
-    """The whole workbench text measured with one tokenizer (the view draws only its first part)."""
-
-    stats: TextStats
-    coverage: list[Coverage]
-    ids: tuple[int, ...]
-    """Every token id of the text, what ``c`` copies."""
-
-
-def measure_text(loaded: LoadedTokenizer, text: str, windows: tuple[int, ...]) -> Measured:
-    """Counts, context coverage and ids of the whole of ``text`` (in a worker: a big paste takes a while)."""
-    ids = loaded.tokenizer.encode(text)
-    lengths = [len(token) for token in loaded.tokenizer.decode_tokens_bytes(ids)]
-    return Measured(text_stats(text, ids), context_coverage(text, lengths, windows), tuple(ids))
-
-
-def tokens_json(tokens: list[bytes]) -> str:
-    """Tokens as a JSON list of strings, what ``C`` copies; bytes that are not whole UTF-8 become ``\\xNN``.
-
-    >>> print(tokens_json([b"Hi", b" \\xe6\\x97", b"\\xa5"]))
-    ["Hi", " \\\\xe6\\\\x97", "\\\\xa5"]
-    """
-    return json.dumps([token.decode("utf-8", errors="backslashreplace") for token in tokens], ensure_ascii=False)
-
-
-def detail_line(index: int, total: int, span: TokenSpan) -> Content:
-    """One line about the token under the cursor: position, id, text, bytes, char and byte range."""
-    body = Content("").join(token_body(span.token).split("\n"))  # keep the newline glyph, drop the break
-    parts: list[Content | str | tuple[str, str]] = [
-        (f"token {index + 1:,}/{total:,}", "bold"),
-        f"  id {span.id}  ",
-        body.stylize("reverse"),
-        f"  bytes {hex_bytes(span.token)}",
-        f"  chars {span.char_start}–{span.char_end}  bytes {span.byte_start}–{span.byte_end}",
-    ]
-    if span.is_special:
-        parts.append(("  special", "bold $warning"))
-    if span.starts_mid_char or span.ends_mid_char:
-        parts.append(("  splits a character", "bold $error"))
-    return Content.assemble(*parts)
 
 
 class BoundariesScreen(PaneScreen):

@@ -169,7 +169,7 @@ def parse_settings(
             errors.append(str(error))
     if errors or size is None or frequency is None or char_count is None:
         return None, errors
-    from core.train.run import check_text_field, validate_settings  # the trainer loads on first use, not at start-up
+    from core.train.settings import check_text_field, validate_settings  # the trainer loads on first use, not at start-up
 
     try:
         validate_settings(size, tokens, frequency, decode_errors)
@@ -354,7 +354,7 @@ class TrainingForm(Vertical):
         self._reading_changed()
 
     def _reading_changed(self) -> None:
-        from core.train.run import check_text_field
+        from core.train.settings import check_text_field
 
         try:
             check_text_field(self.text_field)

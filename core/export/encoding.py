@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from core.errors import CorpusError
-from core.atomic import OutputError, describe_write_error
+from core.output_errors import OutputError, describe_write_error
 from core.input_files import shown_path
 
 if TYPE_CHECKING:

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from core.atomic import OutputError, atomic_directory, describe_write_error, temp_prefix
+from core.atomic import atomic_directory
+from core.output_errors import OutputError, describe_write_error
+from core.temporaries import temp_prefix
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.corpus.shards import COMPRESSIONS, Corpus, Shard, is_url
 from core.errors import SettingsError

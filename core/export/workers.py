@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from core.export.chunk_queue import WORKER_DIED, ChunkQueue, ForkedChunkQueue
 from core.errors import BPEError
 from core.export.encoding import ITEM_BYTES, encode_into
-from core.atomic import OutputError, describe_write_error, temp_prefix
+from core.output_errors import OutputError, describe_write_error
+from core.temporaries import temp_prefix
 from core.input_files import shown_path
 from core.signals import WAKE_SECONDS
 from core.export.word_exchange import WordExchange
@@ -153,7 +154,7 @@ class SharedExport:
         self._context: Any = None
         self._queue: ChunkQueue | None = None
         self._dtype = "uint16"
-        # Named like every temporary (core.atomic): a later export to ``out`` removes them if this process is
+        # Named like every temporary (core.temporaries): a later export to ``out`` removes them if this process is
         # killed. The object's id keeps two exports in one process apart.
         self._prefix = f"{temp_prefix(out)}{id(self):x}-"
 

@@ -20,103 +20,38 @@ recounts every pair after every merge; this run counts once and then updates onl
 and reads large files in several processes, so a merge costs time in proportion to its occurrences
 rather than to the corpus.
 
-Where the rest lives: ``events`` (what a run yields, and ``StopReason``), ``reading`` (checking and
-counting one chunk of a file), ``worker_pool`` (the forked readers), ``pair_queue`` (pair counts and the
-heap that picks each merge), ``word_store`` and ``joined_words`` (the two stores of pre-tokens that a merge
-rewrites), ``memory`` (resident memory for the displays). Encoding is in ``core.encode``, files in
-``core.formats``.
+Where the rest lives: ``settings`` (the checks of the settings that need no corpus), ``reading_stage``
+(the reading phase: the corpus shared out among processes), ``events`` (what a run yields, and
+``StopReason``), ``reading`` (checking and counting one chunk of a file), ``worker_pool`` (the forked
+readers), ``pair_queue`` (pair counts and the heap that picks each merge), ``word_store`` and
+``joined_words`` (the two stores of pre-tokens that a merge rewrites), ``memory`` (resident memory for the
+displays). Encoding is in ``core.encode``, files in ``core.formats``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 import threading
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from core.pretokenize.cuts import chunk_boundaries
-from core.train.reading import (
-    TARGET_CHUNK_BYTES,
-    check_corpus_path,
-    count_chunk,
-    count_chunks,
-    count_pretokens,
-    file_sha256,
-)
-from core.corpus.records import ReadOptions, SkippedRecords
+from core.train.reading import check_corpus_path
+from core.corpus.records import SkippedRecords
 from core.corpus.shards import Corpus, open_corpus
 from core.errors import SettingsError
 from core.limits import check_utf8_path, check_workers
-from core.train.events import MergeMade, PhaseProgress, ShardsRead, StopReason, TrainingEvent, TrainingFinished
-from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
+from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
+from core.train.reading_stage import ReadingStage
+from core.train.settings import check_text_field, validate_settings
 from core.char_base import alphabet, char_counts, token_words
 from core.model import BASES, BYTE_BASE, CHAR_BASE, BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
 from core.pretokenize.patterns import GPT2_PATTERN
 
-if TYPE_CHECKING:
-    from core.train.worker_pool import WorkerPool
 
-SHARED_READING_MIN_BYTES = 1 << 19
-"""From this size (512 KiB) a corpus is read by several processes, this one included: a forked worker is
-cheap to start, and on a corpus of a megabyte or so it already cuts the reading time (figures in
-``benchmarks/README.md``)."""
-
-PARALLEL_MIN_BYTES = 1 << 22
-"""From this size (4 MiB) reading is left to a full pool of workers, eight chunks each or more, while this
-process hashes the file and adds up the counts as they come (which is then work enough for it). Below it,
-one worker fewer and this process reading a share take the same time and less memory."""
-
-SHARED_CHUNK_BYTES = 1 << 18
-"""Chunk size when this process reads a share of the corpus (see ``_read``)."""
-
-
-def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
-    """Reject settings that cannot work, with one line that says what to change."""
-    if isinstance(special_tokens, str):
-        raise SettingsError("special_tokens must be a list of strings, not one string; wrap it in a list")
-    for token in special_tokens:
-        if not isinstance(token, str) or token == "":
-            raise SettingsError(f"special token {token!r} is empty or not a string; give non-empty strings")
-        if not token.isascii() and any("\ud800" <= char <= "\udfff" for char in token):
-            raise SettingsError(f"special token {token!r} holds a lone surrogate, which UTF-8 cannot encode; remove it")
-    seen = Counter(special_tokens)
-    duplicates = [t for t, n in seen.items() if n > 1]
-    if duplicates:
-        raise SettingsError(f"special token {duplicates[0]!r} is given twice; give each special token once")
-    minimum = 256 + len(special_tokens)
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < minimum:
-        raise SettingsError(
-            f"vocab size {vocab_size!r} is too small: it must be at least {minimum} "
-            f"(256 bytes + {len(special_tokens)} special tokens)"
-        )
-    if vocab_size > MAX_TOKEN_ID + 1:
-        raise SettingsError(f"vocab size {vocab_size} is too large: at most {MAX_TOKEN_ID + 1} tokens are supported")
-    if not isinstance(min_frequency, int) or min_frequency < 0:
-        raise SettingsError(f"min frequency {min_frequency!r} must be a whole number >= 0")
-    if errors not in ("strict", "replace"):
-        raise SettingsError(f"errors={errors!r} is not understood; use 'strict' or 'replace'")
-
-
-def check_text_field(text_field: object) -> None:
-    """Refuse a text field that names no JSON field or Parquet column (``bpe-tui train --text-field``, the
-    corpus form's text field).
-
-    >>> check_text_field("content")
-    >>> check_text_field("")
-    Traceback (most recent call last):
-    core.errors.SettingsError: text field '' must be a non-empty field or column name
-    """
-    if not isinstance(text_field, str) or not text_field:
-        raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
-
-
-class TrainingRun:
+class TrainingRun(ReadingStage):
     """One training run, driven by iterating :meth:`events`.
 
     The run can be stopped after any number of merges (stop iterating, or pass ``max_merges``) and
@@ -328,132 +263,6 @@ class TrainingRun:
             )
         return token_words(word_counts, kept)
 
-    @contextlib.contextmanager
-    def _worker_pool(self) -> Iterator[WorkerPool | None]:
-        """Worker processes for reading and the first pair count, or None where they would not pay.
-
-        Below ``PARALLEL_MIN_BYTES`` there is one worker fewer than ``workers``: this process reads a share.
-        """
-        if self.path is None or self.workers < 2 or not hasattr(os, "fork") or self.dask is not None:
-            yield None
-            return
-        size = text_bytes_guess(self.corpus) if self.corpus is not None else self.path.stat().st_size
-        if size < SHARED_READING_MIN_BYTES:
-            yield None
-            return
-        from core.train.worker_pool import WorkerPool  # here, not at the top: small corpora never start workers
-
-        full = size >= PARALLEL_MIN_BYTES or self.corpus is not None  # shards: this process only adds up
-        with WorkerPool(self.workers if full else self.workers - 1) as pool:
-            yield pool
-
-    def _read(self, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
-        if self.text is not None:
-            data = self.text.encode("utf-8")
-            self._corpus_bytes = len(data)
-            self._corpus_sha256 = hashlib.sha256(data).hexdigest()
-            yield PhaseProgress("reading", 0, len(data))
-            word_counts.update(count_pretokens(self.text, self.special_tokens, self.pattern))
-            yield PhaseProgress("reading", len(data), len(data))
-            return
-        if self.corpus is not None:
-            yield from self._read_shards(self.corpus, word_counts, pool)
-            return
-        assert self.path is not None
-        size = self.path.stat().st_size
-        self._corpus_bytes = size
-        yield PhaseProgress("reading", 0, size)
-        n_chunks = max(1, -(-size // TARGET_CHUNK_BYTES))
-        shared = pool is not None and pool.size < self.workers  # this process reads a share too
-        if shared:
-            # Chunks of a quarter MiB keep each process's peak small (a chunk's pre-token list is several
-            # times its bytes); each worker counts its share of them as one job, adding them up itself.
-            n_chunks = max(self.workers, -(-size // SHARED_CHUNK_BYTES))
-        elif pool is not None:
-            # Eight chunks a worker: even load, and each worker's peak stays small.
-            n_chunks = max(n_chunks, self.workers * 8)
-        bounds = chunk_boundaries(self.path, self.special_tokens, self.pattern, n_chunks)
-        jobs = [
-            (str(self.path), start, end, self.special_tokens, self.pattern, self.errors)
-            for start, end in zip(bounds, bounds[1:])
-        ]
-        counts: Counter[str] = Counter()
-        done = 0
-        mine = jobs  # the chunks this process counts, in order
-        results: Iterator[tuple[int, dict[str, int]]] = iter(())
-        if pool is not None and len(jobs) > 1:
-            if shared:
-                cuts = [len(jobs) * k // self.workers for k in range(self.workers + 1)]
-                mine = jobs[: cuts[1]]
-                results = pool.map_unordered(count_chunks, [(jobs[a:b],) for a, b in zip(cuts[1:], cuts[2:])])
-            else:
-                mine = []
-                results = pool.map_unordered(count_chunk, ((job,) for job in jobs))
-        for job in mine:
-            n, chunk_counts = count_chunk(job)
-            counts.update(chunk_counts)
-            done += n
-            yield PhaseProgress("reading", done, size)
-            if self.cancelled:
-                return
-        # Hashed after this process's share, while the workers count theirs.
-        self._corpus_sha256 = file_sha256(self.path)
-        for n, chunk_counts in results:
-            counts.update(chunk_counts)
-            done += n
-            yield PhaseProgress("reading", done, size)
-            if self.cancelled:
-                return
-        word_counts.update(counts)
-
-    def _read_options(self) -> ReadOptions:
-        return ReadOptions(
-            tuple(self.special_tokens), self.pattern, self.text_field, self.errors, self.skip_bad_records
-        )
-
-    def _read_shards(self, corpus: Corpus, word_counts: dict[str, int], pool: WorkerPool | None) -> Iterator[TrainingEvent]:
-        """Count a corpus of shards job by job (see ``core.train.shard_reading``), in workers or on Dask."""
-        jobs = shard_jobs(corpus, self._read_options())
-        size = corpus.total_bytes
-        self._corpus_bytes = size
-        results: Iterator[ShardCount]
-        counts: Counter[str] = Counter()
-        finished: list[ShardCount] = []
-        done = documents = skipped = 0
-        try:
-            if self.dask is not None:
-                from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
-
-                self._dask = DaskCounting(self.dask, jobs, self.workers)
-                workers = self._dask.start()
-                results = self._dask.results(self._cancelled.is_set)
-            elif pool is not None and len(jobs) > 1:
-                workers, results = pool.size, pool.map_unordered(count_job, ((job,) for job in jobs))
-            else:
-                workers, results = 1, map(count_job, jobs)
-            yield ShardsRead(0, len(jobs), 0, 0, workers)  # first: a display shows both with the progress
-            yield PhaseProgress("reading", 0, size)
-            for result in results:
-                counts.update(result.counts)
-                result.counts = {}  # what is kept for the digest must not hold the counts twice
-                finished.append(result)
-                done += result.size
-                documents += result.documents
-                skipped += result.skipped.count
-                if self._dask is not None:  # a cluster's workers come and go
-                    workers = self._dask.workers
-                yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
-                yield PhaseProgress("reading", done, size)
-                if self.cancelled:
-                    return
-        finally:
-            if self._dask is not None:  # also on an error, Ctrl-C or an early close: the cluster's tasks stop
-                self._dask.close()
-                self._dask = None
-        self._corpus_sha256 = corpus_digest(finished)
-        self.skipped = first_skipped(finished)
-        self.documents = documents
-        word_counts.update(counts)
 
     def _planned_merges(self) -> int:
         """How many merges the run will make at most (vocab size, or ``max_merges``, whichever is less)."""

@@ -25,7 +25,7 @@ from core.encode.tokenizer import Tokenizer
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.train import joined_words, word_store, worker_pool
-from core.train import run as train_run
+from core.train import reading_stage
 from core.train.events import MergeMade, TrainingFinished
 from core.train.run import TrainingRun, train_bpe
 
@@ -157,15 +157,15 @@ def whole_text_merges(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def shared_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     # One worker and this process each read a share of many small chunks, and share the first pair count.
-    monkeypatch.setattr(train_run, "SHARED_READING_MIN_BYTES", 0)
-    monkeypatch.setattr(train_run, "SHARED_CHUNK_BYTES", 16)
+    monkeypatch.setattr(reading_stage, "SHARED_READING_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_stage, "SHARED_CHUNK_BYTES", 16)
     monkeypatch.setattr(word_store, "PARALLEL_COUNT_MIN_CHARS", 0)
 
 
 def pool_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     # A full pool of workers reads every chunk while this process adds up the counts.
-    monkeypatch.setattr(train_run, "SHARED_READING_MIN_BYTES", 0)
-    monkeypatch.setattr(train_run, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_stage, "SHARED_READING_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_stage, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(word_store, "PARALLEL_COUNT_MIN_CHARS", 0)
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from core import atomic
-from core.atomic import atomic_directory, atomic_open, atomic_write_text, owner_tag, remove_stale_temporaries
+from core import atomic, temporaries
+from core.atomic import atomic_directory, atomic_open, atomic_write_text
+from core.temporaries import owner_tag, remove_stale_temporaries
 from tests.waiting import wait_until
 
 HAS_PROC = Path("/proc/self/stat").exists()
@@ -34,12 +35,12 @@ def _temporary(folder: Path, target: str, owner: str, kind: str = "tmp") -> Path
 def _dead_owner() -> str:
     """The tag of a process that has ended (and been waited for)."""
     child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    state = atomic._process_state(child.pid)
+    state = temporaries._process_state(child.pid)
     started = state[1] if state else 0
     assert child.stdin is not None
     child.stdin.close()
     child.wait()
-    return f"{child.pid}.{started}.{atomic._HOST}"
+    return f"{child.pid}.{started}.{temporaries._HOST}"
 
 
 def test_a_live_owner_keeps_its_temporaries(tmp_path: Path) -> None:
@@ -68,9 +69,9 @@ def test_a_zombie_owner_is_dead(tmp_path: Path) -> None:
     if pid == 0:
         os._exit(0)
     try:
-        wait_until(lambda: (atomic._process_state(pid) or ("?",))[0] == "Z", "the child to become a zombie")
-        started = atomic._process_state(pid)[1]  # type: ignore[index]
-        stale = _temporary(tmp_path, "out.json", f"{pid}.{started}.{atomic._HOST}")
+        wait_until(lambda: (temporaries._process_state(pid) or ("?",))[0] == "Z", "the child to become a zombie")
+        started = temporaries._process_state(pid)[1]  # type: ignore[index]
+        stale = _temporary(tmp_path, "out.json", f"{pid}.{started}.{temporaries._HOST}")
         assert remove_stale_temporaries(tmp_path / "out.json") == [stale]
     finally:
         os.waitpid(pid, 0)

@@ -105,6 +105,7 @@ def recording_settles(monkeypatch: pytest.MonkeyPatch, app: BpeTuiApp) -> list[o
         settle_heap()
 
     monkeypatch.setattr("bpe_tui.app.settle_heap", recorded)
+    monkeypatch.setattr("bpe_tui.file_opening.settle_heap", recorded)  # a tokenizer read from a file
     return outcomes
 
 

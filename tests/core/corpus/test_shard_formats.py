@@ -152,7 +152,7 @@ def test_another_text_field_and_column(tmp_path: Path) -> None:
 def test_worker_processes_count_the_shards_to_the_same_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Over 512 KiB of shards: the pool counts them (a spy proves it), and the merges are the joined text's."""
     from core.train import worker_pool
-    from core.train.run import SHARED_READING_MIN_BYTES
+    from core.train.reading_stage import SHARED_READING_MIN_BYTES
 
     jobs: list[int] = []
 

@@ -22,7 +22,7 @@ from core.export.run import (
     first_safe_cut,
     npy_header,
 )
-from core.atomic import OutputError
+from core.output_errors import OutputError
 from core.model import BPEModel
 from core.pretokenize.cuts import AFTER_WHITESPACE, BEFORE_WHITESPACE
 from core.pretokenize.patterns import GPT2_PATTERN

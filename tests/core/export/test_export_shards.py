@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tiktoken
 
-from core.atomic import OutputError
+from core.output_errors import OutputError
 from core.corpus import open_corpus
 from core.errors import CorpusError
 from core.export.run import ExportFinished, ExportSaving

@@ -311,7 +311,7 @@ def test_a_queue_lock_file_that_cannot_be_made_is_an_output_error(
 ) -> None:
     import errno
 
-    from core.atomic import OutputError
+    from core.output_errors import OutputError
 
     if core.export.workers._start_method() != "fork":
         pytest.skip("only forked workers use a lock file")

@@ -17,7 +17,7 @@ import pytest
 from tests.cli.cli_cases import SPECIAL, TEXT, small_model
 
 from core import atomic
-from core.atomic import OutputError
+from core.output_errors import OutputError
 from core.export.npy_ids import read_npy_header
 from core.export.run import export_corpus, export_events, npy_header, write_ids
 from core.export.sidecar import IdsSidecar, SidecarError, read_sidecar, sidecar_path

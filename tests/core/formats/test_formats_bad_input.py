@@ -10,7 +10,8 @@ from tests.core.formats.format_cases import small_model
 
 from core.errors import BPEError, SettingsError, TokenizerFileError
 from core.formats import detect_format, load_tokenizer, save_tokenizer
-from core.atomic import OutputError, atomic_open, atomic_write_text
+from core.atomic import atomic_open, atomic_write_text
+from core.output_errors import OutputError
 from core.model import BPEModel
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"

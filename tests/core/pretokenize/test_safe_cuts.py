@@ -27,7 +27,7 @@ from core.pretokenize.cuts import chunk_boundaries, chunk_ranges
 from core.train.reading import count_chunk
 from core.train.events import PhaseProgress, TrainingFinished
 from core.pretokenize.patterns import GPT2_PATTERN
-from core.train import run as train
+from core.train import reading_stage
 from core.train.run import TrainingRun, train_bpe
 
 PARALLEL_MIN_BYTES = 1 << 20
@@ -37,7 +37,7 @@ PARALLEL_MIN_BYTES = 1 << 20
 @pytest.fixture(autouse=True)
 def _workers_from_one_mib(monkeypatch: pytest.MonkeyPatch) -> None:
     # The corpora here were sized around a 1 MiB threshold (tinyshakespeare among them).
-    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", PARALLEL_MIN_BYTES)
+    monkeypatch.setattr(reading_stage, "PARALLEL_MIN_BYTES", PARALLEL_MIN_BYTES)
 
 
 SPECIAL = "<|endoftext|>"
@@ -326,7 +326,7 @@ def chunk_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         asked.append(n_chunks)
         return chunk_boundaries(path, special_tokens, pattern, n_chunks)
 
-    monkeypatch.setattr(train, "chunk_boundaries", spy)
+    monkeypatch.setattr(reading_stage, "chunk_boundaries", spy)
     return asked
 
 

@@ -24,7 +24,7 @@ from core.reference import count_pretokens as pretoken_counts
 
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
-from core.train import run as train
+from core.train import reading_stage
 from core.train.events import TrainingFinished
 from core.train.run import TrainingRun
 
@@ -40,24 +40,24 @@ def trained(run: TrainingRun) -> BPEModel:
 def chunk_bounds(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     """The chunk boundaries of each file read: proof that the file really was cut."""
     seen: list[list[int]] = []
-    real = train.chunk_boundaries
+    real = reading_stage.chunk_boundaries
 
     def spy(*args: object) -> list[int]:
         bounds = real(*args)  # type: ignore[arg-type]
         seen.append(bounds)
         return bounds
 
-    monkeypatch.setattr(train, "chunk_boundaries", spy)
+    monkeypatch.setattr(reading_stage, "chunk_boundaries", spy)
     return seen
 
 
 @pytest.fixture(params=["one process", "shared with a worker", "workers only"])
 def tiny_chunks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Chunks of about 40 bytes on each of the three reading paths."""
-    monkeypatch.setattr(train, "TARGET_CHUNK_BYTES", 40)
-    monkeypatch.setattr(train, "SHARED_CHUNK_BYTES", 40)
-    monkeypatch.setattr(train, "SHARED_READING_MIN_BYTES", 1 if request.param != "one process" else 1 << 40)
-    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", 1 if request.param == "workers only" else 1 << 40)
+    monkeypatch.setattr(reading_stage, "TARGET_CHUNK_BYTES", 40)
+    monkeypatch.setattr(reading_stage, "SHARED_CHUNK_BYTES", 40)
+    monkeypatch.setattr(reading_stage, "SHARED_READING_MIN_BYTES", 1 if request.param != "one process" else 1 << 40)
+    monkeypatch.setattr(reading_stage, "PARALLEL_MIN_BYTES", 1 if request.param == "workers only" else 1 << 40)
     return request.param
 
 
@@ -112,7 +112,7 @@ def test_looking_far_ahead_is_never_cut_inside_a_line(tmp_path: Path, chunk_boun
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # Whether "abc" is one pre-token depends on a "!" at the end of its line, far past any window a cut
     # could be checked in: the file is one chunk, and the merges are the text's.
-    monkeypatch.setattr(train, "TARGET_CHUNK_BYTES", 64)
+    monkeypatch.setattr(reading_stage, "TARGET_CHUNK_BYTES", 64)
     text = ("abc " * 200 + "!\n" + "abc " * 200 + "\n") * 3
     path = tmp_path / "corpus.txt"
     path.write_text(text, encoding="utf-8")

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from core.train import run as train
+from core.train import reading_stage
 from core.train import worker_pool
 from core.errors import CorpusError
 from core import reference
 from core.train.events import PhaseProgress, TrainingFinished
-from core.train.run import PARALLEL_MIN_BYTES, SHARED_READING_MIN_BYTES, TrainingRun, train_bpe
+from core.train.reading_stage import PARALLEL_MIN_BYTES, SHARED_READING_MIN_BYTES
+from core.train.run import TrainingRun, train_bpe
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 SPECIAL = "<|endoftext|>"
@@ -111,7 +112,7 @@ def test_small_corpora_start_no_workers(tmp_path: Path, pool_spy) -> None:
 
 
 def test_without_fork_everything_is_read_here(mid_corpus: Path, monkeypatch: pytest.MonkeyPatch, pool_spy) -> None:
-    monkeypatch.delattr(train.os, "fork")
+    monkeypatch.delattr(reading_stage.os, "fork")
     two = train_bpe(mid_corpus, 300, [SPECIAL], workers=2)
     assert pool_spy.made == []
     monkeypatch.undo()

@@ -13,7 +13,8 @@ import pytest
 
 from core import reference
 from core.errors import BPEError, CorpusError, SettingsError
-from core.train.run import PARALLEL_MIN_BYTES, TrainingRun, train_bpe
+from core.train.reading_stage import PARALLEL_MIN_BYTES
+from core.train.run import TrainingRun, train_bpe
 
 SPECIAL = "<|endoftext|>"
 

@@ -1,0 +1,54 @@
+"""The checks of a training run's settings that need no corpus: a wrong value is refused before any work,
+with one line that says what to change.
+
+Apart from :mod:`core.train.run` so that the corpus form can check what is typed into it without loading
+the trainer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from core.errors import SettingsError
+from core.train.pair_queue import MAX_TOKEN_ID
+
+
+def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
+    """Reject settings that cannot work, with one line that says what to change."""
+    if isinstance(special_tokens, str):
+        raise SettingsError("special_tokens must be a list of strings, not one string; wrap it in a list")
+    for token in special_tokens:
+        if not isinstance(token, str) or token == "":
+            raise SettingsError(f"special token {token!r} is empty or not a string; give non-empty strings")
+        if not token.isascii() and any("\ud800" <= char <= "\udfff" for char in token):
+            raise SettingsError(f"special token {token!r} holds a lone surrogate, which UTF-8 cannot encode; remove it")
+    seen = Counter(special_tokens)
+    duplicates = [t for t, n in seen.items() if n > 1]
+    if duplicates:
+        raise SettingsError(f"special token {duplicates[0]!r} is given twice; give each special token once")
+    minimum = 256 + len(special_tokens)
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < minimum:
+        raise SettingsError(
+            f"vocab size {vocab_size!r} is too small: it must be at least {minimum} "
+            f"(256 bytes + {len(special_tokens)} special tokens)"
+        )
+    if vocab_size > MAX_TOKEN_ID + 1:
+        raise SettingsError(f"vocab size {vocab_size} is too large: at most {MAX_TOKEN_ID + 1} tokens are supported")
+    if not isinstance(min_frequency, int) or min_frequency < 0:
+        raise SettingsError(f"min frequency {min_frequency!r} must be a whole number >= 0")
+    if errors not in ("strict", "replace"):
+        raise SettingsError(f"errors={errors!r} is not understood; use 'strict' or 'replace'")
+
+
+def check_text_field(text_field: object) -> None:
+    """Refuse a text field that names no JSON field or Parquet column (``bpe-tui train --text-field``, the
+    corpus form's text field).
+
+    >>> check_text_field("content")
+    >>> check_text_field("")
+    Traceback (most recent call last):
+    core.errors.SettingsError: text field '' must be a non-empty field or column name
+    """
+    if not isinstance(text_field, str) or not text_field:
+        raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
