@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.encode.piece_merge import SMALL_LIMIT, MergeEngine, merge_heap, merge_small
+from core.encode.piece_merge import MergeEngine
 
 
 class CharMergeEngine(MergeEngine):
@@ -38,8 +38,9 @@ class CharMergeEngine(MergeEngine):
         self._char_ids = dict(char_ids)
         super().__init__(byte_ids, pair_ranks, merged_ids, token_bytes)
 
-    def merge_bytes(self, data: bytes) -> list[int]:
-        """The BPE encoding of ``data``, starting from its characters (bytes that are not UTF-8 one by one)."""
+    def _start_ids(self, data: bytes) -> list[int]:
+        """The tokens merging starts from: one per character that has a token, else one per byte (bytes that
+        are not UTF-8 one by one)."""
         byte_ids, char_ids = self._byte_ids, self._char_ids
         ids: list[int] = []
         for char in data.decode("utf-8", "surrogateescape"):
@@ -48,6 +49,4 @@ class CharMergeEngine(MergeEngine):
                 ids.append(token_id)
             else:
                 ids += [byte_ids[b] for b in char.encode("utf-8", "surrogateescape")]
-        if len(ids) <= SMALL_LIMIT:
-            return merge_small(ids, self._pair_ranks, self._merged_ids)
-        return merge_heap(ids, self._pair_ranks, self._merged_ids)
+        return ids

@@ -27,7 +27,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
-from itertools import accumulate, chain, compress, count, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter, lshift, not_, or_
 from typing import Any
 
@@ -42,6 +42,12 @@ SHORT_PIECE = 24
 
 CACHE_LIMIT = 1 << 14
 """Entries kept in each of the engine's caches before it is cleared (memory stays bounded)."""
+
+# Byte -> 1 where a UTF-8 character can start with it (any byte but a continuation byte 0x80-0xBF).
+_CHAR_START = bytes(int(not 0x80 <= byte < 0xC0) for byte in range(256))
+
+# A character marked "may open" by MergeEngine._char_opens, in the string of marks made by str.translate.
+_OPENS = re.compile("\x01")
 
 # A unit is up to 64 ASCII characters, or a run of up to 64 copies of one character, or one character.
 _UNITS = re.compile(r"(?s)([\x00-\x7f]{1,64}|(.)\2{0,63})")
@@ -170,7 +176,8 @@ class _SeamVerdicts(dict):  # type: ignore[type-arg]
     """(left unit, right unit), or a two-character string -> whether their encodings' seam is final.
 
     A :class:`BoundedMemo` with the computation inlined: it is filled once per distinct pair of
-    neighbouring characters, tens of thousands of times for Japanese text.
+    neighbouring characters whose seam may fail (see :meth:`MergeEngine.unfinal_seams`), thousands of times
+    for Japanese text.
     """
 
     __slots__ = ("_units", "_pairs", "_limit")
@@ -223,6 +230,11 @@ class MergeEngine:
             else None
         )
         self._windows = BoundedMemo(lambda window: tuple(self.merge_bytes(window)), keep=lambda w: len(w) <= 256)
+        # Token id -> whether a merge across a seam after it may start (see _may_open).
+        self._opens = BoundedMemo(self._may_open)
+        self._char_start_lefts: set[int] | None = None  # at most one entry per merge, built once
+        # Code point -> "\x01" when the seam after that character may not be final, else "\x00" (str.translate).
+        self._char_opens = BoundedMemo(lambda code: "\x01" if self._opens[self._units[chr(code)][-1]] else "\x00")
 
     def merge_bytes(self, data: bytes) -> list[int]:
         """The BPE encoding of ``data`` (no caching), choosing the algorithm by length.
@@ -230,10 +242,14 @@ class MergeEngine:
         >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).merge_bytes(b"hi!")
         [256, 33]
         """
-        ids = list(data) if self._identity else list(map(self._byte_ids.__getitem__, data))
+        ids = self._start_ids(data)
         if len(ids) <= SMALL_LIMIT:
             return merge_small(ids, self._pair_ranks, self._merged_ids)
         return merge_heap(ids, self._pair_ranks, self._merged_ids)
+
+    def _start_ids(self, data: bytes) -> list[int]:
+        """The tokens merging starts from: one per byte."""
+        return list(data) if self._identity else list(map(self._byte_ids.__getitem__, data))
 
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The BPE encoding of one pre-token.
@@ -271,8 +287,8 @@ class MergeEngine:
         """Encode all of ``text`` (whose pre-tokens are ``pieces``) mostly character by character.
 
         For text of wide characters (Japanese, Chinese) almost every pre-token is unique, so a cache
-        per pre-token rarely hits, but characters and neighbouring pairs repeat endlessly. So: find, in C,
-        every seam between neighbouring characters whose cached verdict is "not final". Inside a piece, a
+        per pre-token rarely hits, but characters and neighbouring pairs repeat endlessly. So: find every
+        seam between neighbouring characters that is not final (:meth:`unfinal_seams`). Inside a piece, a
         run of characters joined by such seams is a *cluster*, encoded whole (cached by its text) and
         checked against its neighbours; everything else is ``str.translate`` of characters to their
         cached tokens. A piece whose cluster fails a check goes through ``piece_ids`` instead. Returns
@@ -283,8 +299,7 @@ class MergeEngine:
             return None
         units, pairs = self._units, self._pairs
         starts = list(accumulate(map(len, pieces), initial=0))
-        # Seam k lies between text[k] and text[k + 1]; these are the ones that are not final.
-        bad = list(compress(count(), map(not_, map(self._seams.__getitem__, map(add, text, text[1:])))))
+        bad = self.unfinal_seams(text)
         bad.append(len(text))  # a sentinel
         out: list[int] = []
         extend = out.extend
@@ -325,6 +340,55 @@ class MergeEngine:
                     j += 1
         extend(map(ord, text[done:].translate(table)))
         return out
+
+    def unfinal_seams(self, text: str) -> list[int]:
+        """Every ``k``, in order, where the seam between the cached encodings of ``text[k]`` and ``text[k + 1]``
+        is not final.
+
+        Looking up a verdict for every seam is a million lookups per million characters. But a seam can
+        fail only after a character whose last token *may open* a merge across it (:meth:`_may_open`), and
+        in real text few characters' last tokens do (in Japanese under GPT-2, mostly の). So the
+        characters are first marked by ``str.translate`` and the marked ones found by a regex, both in C,
+        and only the seams after them are looked up.
+
+        >>> engine = MergeEngine(range(256), {(98, 99): 0}, [256], {i: bytes([i]) for i in range(256)} | {256: b"bc"})
+        >>> engine.unfinal_seams("abcab")
+        [1]
+        """
+        marks = text.translate(self._char_opens)
+        candidates = [match.start() for match in _OPENS.finditer(marks, 0, len(text) - 1)]
+        keys = [text[k : k + 2] for k in candidates]
+        return list(compress(candidates, map(not_, map(self._seams.__getitem__, keys))))
+
+    def _may_open(self, token: int) -> bool:
+        """Whether a merge across a seam may begin at ``token``'s end: false means every seam between
+        ``token`` and the first token of a character's encoding is final.
+
+        Why: encoding ``bytes(a) + bytes(b)``, up to the first merge across the seam each side goes through
+        the same states as encoding it alone (a merge on one side never changes a pair on the other), so
+        that first merge joins a token that is last in some state of ``a``'s own encoding (its *right
+        spine*, from its last byte up to ``a``) with one that is first in some state of ``b``'s. The latter
+        begins where ``b`` begins, at the start of a character. So if no token of ``a``'s right spine is
+        the left side of a merge whose right side can start a character, ``[a, b]`` is final for every such
+        ``b``. The right spine is found by replaying ``a``'s encoding one merge at a time.
+        """
+        if self._char_start_lefts is None:
+            # Built with C-level maps over all merges, like _inner_byte_pairs.
+            token_bytes = self._token_bytes.__getitem__
+            pairs = list(self._pair_ranks)
+            starts_char = map(_CHAR_START.__getitem__, map(itemgetter(0), map(token_bytes, map(itemgetter(1), pairs))))
+            self._char_start_lefts = set(compress(map(itemgetter(0), pairs), starts_char))
+        lefts = self._char_start_lefts
+        ids = self._start_ids(self._token_bytes[token])
+        get = self._pair_ranks.get
+        while ids[-1] not in lefts:
+            ranks = list(map(get, zip(ids, ids[1:]), repeat(NO_RANK)))
+            rank = min(ranks, default=NO_RANK)
+            if rank == NO_RANK:
+                return False
+            i = ranks.index(rank)
+            ids[i : i + 2] = [self._merged_ids[rank]]
+        return True
 
     def compatible(self, left: int, right: int) -> bool:
         """Whether ``[left, right]`` is the BPE encoding of their joined bytes (cached).

@@ -80,6 +80,32 @@ def test_wide_text_clusters_that_fit_and_that_fall_back(merges, word) -> None:
     assert engine_tokens(tokenizer, text) == naive_encode_tokens(text, merges)
 
 
+def every_unfinal_seam(engine, text: str) -> list[int]:
+    """The seams not final, found by looking every one up (what ``unfinal_seams`` must match without doing so)."""
+    tokens = [engine.merge_bytes(char.encode("utf-8")) for char in text]
+    return [k for k in range(len(text) - 1) if not engine.compatible(tokens[k][-1], tokens[k + 1][0])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(choices=index_pairs, text=st.text(alphabet=ALPHABET + " 。\n", max_size=120))
+def test_unfinal_seams_skips_no_seam_that_can_fail(choices, text) -> None:
+    engine = tokenizer_from_merges(random_merges(choices, ALPHABET + " 。\n"))._engine
+    assert engine.unfinal_seams(text) == every_unfinal_seam(engine, text)
+
+
+def test_a_merge_across_a_seam_may_start_inside_the_left_characters_last_token() -> None:
+    # い and あ are one token each, and no merge has い on its left; yet in "いあ" the lowest rank joins
+    # い's last byte with あ's first, so the seam after い is not final. Only a check of い's right spine
+    # (the bytes and tokens its own encoding ends with on the way) sees that.
+    merges = [(b"\x84", b"\xe3"), (b"\xe3", b"\x81"), (b"\xe3\x81", b"\x84"), (b"\xe3\x81", b"\x82")]
+    tokenizer = tokenizer_from_merges(merges)
+    engine = tokenizer._engine
+    assert len(engine.merge_bytes("い".encode())) == 1
+    assert engine.unfinal_seams("あいあいい") == [1, 3] == every_unfinal_seam(engine, "あいあいい")
+    text = " ".join(["あいあ", "いい", "あい", "い"] * 12)  # enough pieces for the whole-text path
+    assert engine_tokens(tokenizer, text) == naive_encode_tokens(text, merges)
+
+
 @pytest.mark.parametrize(
     "text",
     ["a" * 3000, "あ" * 700, "aあ" * 400, "ab" * 1500 + "あ" * 300, ("あいの" * 130)[:385]],
