@@ -151,6 +151,8 @@ class BpeTuiApp(App[None]):
             self.theme = theme
         self._panes: dict[str, Screen] = {}
         """The pane screens built so far, by mode: each hears of every session change, the dashboard of training."""
+        self._showing_built_pane = False
+        """Set while ``switch_mode`` shows a pane built before (see ``delay_update``)."""
         for pane in PANES:
             self.add_mode(pane.mode, partial(self._build_pane, pane))
         self.session.subscribe(self._session_changed)
@@ -162,11 +164,25 @@ class BpeTuiApp(App[None]):
         of ``6400023456``). Only a user editing a field should hold it, so focus never returns there
         by itself; the screen's ``AUTO_FOCUS`` widget takes it as the pane resumes.
         """
-        shown = super().switch_mode(mode)
+        self._showing_built_pane = mode in self._panes
+        try:
+            shown = super().switch_mode(mode)
+        finally:
+            self._showing_built_pane = False
         screen = self.screen
         if isinstance(screen.focused, TEXT_FIELDS):
             screen.set_focus(None)
         return shown
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        """Hold back drawing for ``delay`` seconds, except when switching to a pane already built.
+
+        Textual's ``switch_mode`` holds drawing back 50 ms to hide a screen still being composed. A pane
+        built on an earlier visit has nothing to hide, and the wait was most of the time from a pane key to
+        the pane on screen (``benchmarks/README.md``). A pane's first visit keeps it.
+        """
+        if not self._showing_built_pane:
+            super().delay_update(delay)
 
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""

@@ -90,3 +90,29 @@ async def test_keys_typed_right_after_slash_reach_the_field() -> None:
             typed = field.text if isinstance(field, TextArea) else field.value
             assert app.focused is field and typed == "the/a"  # a "/" in the field is text
             await pilot.press("escape")
+
+
+async def test_a_pane_built_before_is_drawn_without_the_switch_hold_back(monkeypatch) -> None:
+    """Textual holds drawing back 50 ms on every mode switch; only a pane's first visit needs that."""
+    from textual.app import App
+
+    held: list[str] = []
+    real = App.delay_update
+
+    def recording(self: App, delay: float = 0.05) -> None:
+        held.append(self.current_mode)  # the pane being left
+        real(self, delay)
+
+    monkeypatch.setattr(App, "delay_update", recording)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert app.current_mode == "corpus"
+        held.clear()
+        await pilot.press("2")  # the dashboard's first visit: built now, drawing held back
+        await settle(pilot)
+        assert app.current_mode == "dashboard" and held == ["corpus"]
+        await pilot.press("1", "2", "1")  # both built: shown at once
+        await settle(pilot)
+        assert app.current_mode == "corpus" and held == ["corpus"]
+        assert not app._batch_count  # nothing left holding drawing back
