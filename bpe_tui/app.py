@@ -200,6 +200,9 @@ class BpeTuiApp(App[None]):
             StudyScreen: lambda: StudyScreen(session),
         }
         screen = builders[pane.screen]()
+        # Its widgets take the stylesheet as it is now as they mount: marked so, Textual does not re-read
+        # and re-apply every stylesheet (twice) before showing it, most of a first visit's time.
+        screen._css_update_count = self._css_update_count
         self._panes[pane.mode] = screen
         self.call_after_refresh(settle_heap)  # a pane's widgets live as long as the app: settle once it is drawn
         return screen

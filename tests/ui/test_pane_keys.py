@@ -116,3 +116,37 @@ async def test_a_pane_built_before_is_drawn_without_the_switch_hold_back(monkeyp
         await settle(pilot)
         assert app.current_mode == "corpus" and held == ["corpus"]
         assert not app._batch_count  # nothing left holding drawing back
+
+
+async def test_a_pane_first_opened_is_styled_without_rereading_every_stylesheet(monkeypatch) -> None:
+    """A new pane's widgets take the stylesheet as they mount; re-reading all of it is for panes left stale."""
+    from textual.css.stylesheet import Stylesheet
+
+    def looks(app) -> list[tuple[object, ...]]:
+        return [
+            (type(node).__name__, node.id, node.styles.color, node.styles.background, node.styles.border,
+             node.styles.display, node.region)
+            for node in app.screen.walk_children(with_self=True)
+        ]
+
+    reread: list[str] = []
+    real = Stylesheet.reparse
+
+    def recording(self: Stylesheet) -> None:
+        reread.append("reparse")
+        real(self)
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        monkeypatch.setattr(Stylesheet, "reparse", recording)
+        for key in "2345678":  # every pane but the corpus pane, shown at start
+            await pilot.press(key)  # built now
+            await settle(pilot)
+            assert reread == [], f"pane {key} ({app.current_mode}) re-read every stylesheet"
+            # Styled as a full re-read and re-apply of every stylesheet would style it.
+            shown = looks(app)
+            app.refresh_css(animate=False)
+            await settle(pilot)
+            assert reread and looks(app) == shown, f"pane {key} ({app.current_mode})"
+            reread.clear()
