@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.encode.piece_merge import BoundedMemo
+from core.encode.bounded_memo import BoundedMemo
 
 _ABSENT = object()
 

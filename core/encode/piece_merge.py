@@ -5,9 +5,9 @@ adjacent pair with the lowest merge rank, the leftmost one when the same pair oc
 adjacent pair has a rank. The reference rescans every pair after every merge; three faster ways here
 must each give exactly its tokens (as ids):
 
-* :func:`merge_small` rescans a short list (``min`` and ``list.index`` run in C, so for a few dozen
+* :func:`~core.encode.merge_loops.merge_small` rescans a short list (``min`` and ``list.index`` run in C, so for a few dozen
   bytes this beats any cleverer structure);
-* :func:`merge_heap` keeps a heap of pair ranks over a linked list of positions with lazy invalidation,
+* :func:`~core.encode.merge_loops.merge_heap` keeps a heap of pair ranks over a linked list of positions with lazy invalidation,
   O(n log n) in the piece length, for long byte strings;
 * :meth:`MergeEngine.encode_piece` encodes long pieces by *units* (a character, or a run of ASCII or of
   one repeated character) taken from a cache, then checks each seam; :meth:`MergeEngine.encode_text`
@@ -18,30 +18,23 @@ must each give exactly its tokens (as ids):
   compatible seams are final; an incompatible seam is repaired by re-encoding a window of tokens left of
   it, widened until its own left seam is compatible. In Japanese text under GPT-2 nearly every character
   seam is compatible, so a piece costs about one cached lookup per character instead of one heap step per
-  merge. If repairs ever cost more than a few times the piece, it falls back to :func:`merge_heap`.
+  merge. If repairs ever cost more than a few times the piece, it falls back to
+:func:`~core.encode.merge_loops.merge_heap`.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from heapq import heapify, heappop, heappush
+from collections.abc import Mapping, Sequence
 from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter, lshift, not_, or_
-from typing import Any
 
-NO_RANK = 1 << 62
-"""The rank of a pair that never merges: larger than any real rank, so ``min`` skips it."""
-
-SMALL_LIMIT = 64
-"""Up to this many tokens :func:`merge_small` is faster than :func:`merge_heap`."""
+from core.encode.bounded_memo import CACHE_LIMIT, BoundedMemo
+from core.encode.merge_loops import NO_RANK, SMALL_LIMIT, merge_heap, merge_small
 
 SHORT_PIECE = 24
 """Pieces up to this many bytes are merged directly; longer ones go unit by unit."""
-
-CACHE_LIMIT = 1 << 14
-"""Entries kept in each of the engine's caches before it is cleared (memory stays bounded)."""
 
 # Byte -> 1 where a UTF-8 character can start with it (any byte but a continuation byte 0x80-0xBF).
 _CHAR_START = bytes(int(not 0x80 <= byte < 0xC0) for byte in range(256))
@@ -51,125 +44,6 @@ _OPENS = re.compile("\x01")
 
 # A unit is up to 64 ASCII characters, or a run of up to 64 copies of one character, or one character.
 _UNITS = re.compile(r"(?s)([\x00-\x7f]{1,64}|(.)\2{0,63})")
-
-
-def merge_small(ids: list[int], pair_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
-    """Merge ``ids`` in place by rank, rescanning a list of pair ranks each step (for short lists).
-
-    ``pair_ranks`` maps ``(left id, right id)`` to the merge rank; ``merged_ids[rank]`` is the id it makes.
-
-    >>> merge_small([1, 2, 3], {(1, 2): 1, (2, 3): 0, (1, 5): 2}, [5, 4, 6])
-    [6]
-    """
-    get = pair_ranks.get
-    ranks = list(map(get, zip(ids, ids[1:]), repeat(NO_RANK)))
-    while ranks:
-        rank = min(ranks)
-        if rank == NO_RANK:
-            break
-        i = ranks.index(rank)  # the leftmost occurrence, as GPT-2 does
-        ids[i] = merged = merged_ids[rank]
-        del ids[i + 1]
-        del ranks[i]
-        if i < len(ranks):
-            ranks[i] = get((merged, ids[i + 1]), NO_RANK)
-        if i:
-            ranks[i - 1] = get((ids[i - 1], merged), NO_RANK)
-    return ids
-
-
-def merge_heap(ids: list[int], pair_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
-    """Merge ``ids`` by rank in O(n log n): a heap of ``rank * n + position`` over a linked list.
-
-    Heap entries are never removed when a merge changes their pair; a popped entry is used only if
-    its position is still alive and the pair there still has that rank (a pair's rank never recurs at
-    a position, because tokens there only grow). The position term makes equal ranks pop leftmost first.
-
-    >>> merge_heap([1, 1, 1, 1, 1], {(1, 1): 0, (2, 2): 1}, [2, 3])
-    [3, 1]
-    """
-    n = len(ids)
-    if n < 2:
-        return ids
-    get = pair_ranks.get
-    heap = [rank * n + i for i, rank in enumerate(map(get, zip(ids, ids[1:]))) if rank is not None]
-    heapify(heap)
-    nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
-    pop, push = heappop, heappush
-    while heap:
-        rank, i = divmod(pop(heap), n)
-        left = ids[i]
-        if left < 0:
-            continue
-        j = nxt[i]
-        if j == n or get((left, ids[j])) != rank:
-            continue
-        ids[i] = merged = merged_ids[rank]
-        ids[j] = -1
-        k = nxt[i] = nxt[j]
-        if k < n:
-            prv[k] = i
-            new = get((merged, ids[k]))
-            if new is not None:
-                push(heap, new * n + i)
-        p = prv[i]
-        if p >= 0:
-            new = get((ids[p], merged))
-            if new is not None:
-                push(heap, new * n + p)
-    return [token for token in ids if token >= 0]
-
-
-class BoundedMemo(dict):  # type: ignore[type-arg]
-    """A dict that computes a missing value with ``compute`` and remembers it; cleared when full.
-
-    ``map(memo.__getitem__, keys)`` then runs in C for every key already known. Values for which
-    ``keep(key)`` is false are computed but not remembered (large, rarely repeated entries).
-
-    >>> squares = BoundedMemo(lambda n: n * n, limit=2)
-    >>> squares[3], squares[4], squares[5], len(squares)
-    (9, 16, 25, 1)
-    """
-
-    __slots__ = ("_compute", "_limit", "_keep", "journal")
-
-    def __init__(
-        self, compute: Callable[[Any], Any], limit: int = CACHE_LIMIT, keep: Callable[[Any], bool] | None = None
-    ) -> None:
-        super().__init__()
-        self._compute = compute
-        self._limit = limit
-        self._keep = keep
-        self.journal: list[tuple[Any, Any]] | None = None
-        """When a list, every entry computed and remembered from now on is also appended to it, so that it
-        can be handed to another process's memo (see :meth:`adopt`)."""
-
-    def __missing__(self, key: Any) -> Any:
-        value = self._compute(key)
-        if self._keep is None or self._keep(key):
-            if len(self) >= self._limit:
-                self.clear()
-            self[key] = value
-            if self.journal is not None:
-                self.journal.append((key, value))
-        return value
-
-    def adopt(self, entries: Iterable[tuple[Any, Any]]) -> None:
-        """Remember entries computed elsewhere (by another process's memo of the same function), as far as
-        there is room: adopting never clears what is already here.
-
-        >>> squares = BoundedMemo(lambda n: n * n, limit=2)
-        >>> squares.adopt([(3, 9), (4, 16), (5, 25)]); sorted(squares.items())
-        [(3, 9), (4, 16)]
-        """
-        room = self._limit - len(self)
-        for key, value in entries:
-            if room <= 0:
-                break
-            if key not in self:
-                self[key] = value
-                room -= 1
 
 
 class _SeamVerdicts(dict):  # type: ignore[type-arg]

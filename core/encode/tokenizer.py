@@ -187,7 +187,7 @@ class Tokenizer:
         """The cache of pre-token -> ids (pre-tokens of up to 64 bytes) that makes repeated text fast.
 
         Exposed so that the processes of a shared export can hand each other what they add to it
-        (:meth:`~core.encode.piece_merge.BoundedMemo.adopt`) instead of each encoding every new word itself.
+        (:meth:`~core.encode.bounded_memo.BoundedMemo.adopt`) instead of each encoding every new word itself.
         """
         return self._plain.cache
 

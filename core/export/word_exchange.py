@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from core.encode.piece_merge import BoundedMemo
+    from core.encode.bounded_memo import BoundedMemo
 
 WORDS_SHARED_AT_MOST = 1 << 16
 """How many new pre-token encodings one process hands to the others at most (see :class:`WordExchange`):

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.encode.piece_merge import SHORT_PIECE, BoundedMemo, merge_heap, merge_small
+from core.encode.bounded_memo import BoundedMemo
+from core.encode.merge_loops import merge_heap, merge_small
+from core.encode.piece_merge import SHORT_PIECE
 from tests.core.encode.tokenizer_cases import (
     naive_bpe,
     naive_encode_tokens,

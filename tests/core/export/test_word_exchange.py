@@ -15,7 +15,7 @@ from tests.core.formats.format_cases import encoder, small_model
 
 import core.export.word_exchange
 from core.export.word_exchange import WordExchange
-from core.encode.piece_merge import BoundedMemo
+from core.encode.bounded_memo import BoundedMemo
 from tests.waiting import wait_until
 
 
