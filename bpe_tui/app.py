@@ -13,7 +13,7 @@ diverted into a file name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -29,7 +29,6 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
 from core.errors import BPEError
-from core.model import BPEModel
 
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.messages import SessionChanged, TrainingChanged
@@ -50,30 +49,15 @@ from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.screens.study import StudyScreen
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
+from bpe_tui.startup_run import startup_spec
 from bpe_tui.text import counted, shown_text
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
-from bpe_tui.widgets.training_form import default_settings
 
 
 TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
-
-
-def default_save_path(spec: TrainingSpec, model: BPEModel, folder: Path) -> Path:
-    """Where a finished run is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``."""
-    stem = spec.corpus_path.stem if spec.corpus_path is not None else "samples"
-    return folder / f"{stem}-{model.vocab_size}.json"
-
-
-def startup_text(samples: Mapping[str, str]) -> str:
-    """What the start-up run trains on: the English and the Japanese sample, one after the other.
-
-    >>> startup_text({"english": "a", "japanese": "b", "mixed": "c"})
-    'a\\nb'
-    """
-    return "\n".join(samples.get(name, "") for name in ("english", "japanese"))
 
 
 class BpeTuiApp(App[None]):
@@ -226,17 +210,8 @@ class BpeTuiApp(App[None]):
                 self.start_training(spec)
 
     def startup_spec(self) -> TrainingSpec | None:
-        """A quick run over the English and Japanese samples, so every pane has a tokenizer at once.
-
-        Its settings are the corpus form's defaults, ``<|endoftext|>`` among them: the samples separate
-        documents with it, and the first tokenizer a user sees must not merge across it.
-        """
-        texts = self.session.sample_texts()
-        if not texts.get("english") and not texts.get("japanese"):
-            return None
-        return default_settings().spec(
-            text=startup_text(texts), label="samples (english + japanese)", measure_texts=self.session.measure_texts()
-        )
+        """The quick run over the samples that gives every pane a tokenizer at once (:mod:`bpe_tui.startup_run`)."""
+        return startup_spec(self.session)
 
     # -- training -----------------------------------------------------------------------------------------
 
@@ -366,7 +341,7 @@ class BpeTuiApp(App[None]):
             return
         if isinstance(self.screen, PathDialog):
             return
-        default = default_save_path(trained.spec, trained.loaded.model, self.services.corpus_root)
+        default = trained.save_path(self.services.corpus_root)
 
         def chosen(path: Path | None) -> None:
             if path is None:

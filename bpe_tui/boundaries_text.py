@@ -15,12 +15,35 @@ from textual.content import Content
 
 from bpe_tui.render import token_body
 from bpe_tui.session import LoadedTokenizer
-from bpe_tui.text import hex_bytes
+from bpe_tui.text import display_part, hex_bytes
 from core.analysis.compare import TextStats, text_stats
 from core.analysis.coverage import Coverage, context_coverage
 
 if TYPE_CHECKING:
     from core.encode.spans import TokenSpan
+
+
+DISPLAY_CHARS = 6000
+"""Longest text drawn as tokens (the header says when a sample is cut); the stats table still covers the
+whole sample. Laying out a 50 KB sample's tokens is a noticeable pause on the UI thread for text no one
+scrolls through."""
+
+SIDE_BY_SIDE = ("english", "japanese")
+"""The samples drawn side by side, and measured beside the main text."""
+
+
+def shown(text: str) -> str:
+    """The part of ``text`` the pane draws (see ``DISPLAY_CHARS``)."""
+    return display_part(text, DISPLAY_CHARS)
+
+
+def sample_stats(loaded: LoadedTokenizer, samples: dict[str, str]) -> dict[str, TextStats]:
+    """Counts of the side-by-side samples under ``loaded`` (those of them that ``samples`` holds)."""
+    return {
+        name: text_stats(samples[name], loaded.tokenizer.encode(samples[name]))
+        for name in SIDE_BY_SIDE
+        if name in samples
+    }
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ it, catching up on whatever happened before it existed (the start-up run may end
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from core.train.events import MergeMade
 
@@ -24,6 +25,11 @@ class TrainedTokenizer:
     spec: TrainingSpec
     loaded: LoadedTokenizer
     session_index: int
+
+    def save_path(self, folder: Path) -> Path:
+        """Where it is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``."""
+        stem = self.spec.corpus_path.stem if self.spec.corpus_path is not None else "samples"
+        return folder / f"{stem}-{self.loaded.model.vocab_size}.json"
 
 
 @dataclass

@@ -22,39 +22,36 @@ from textual.timer import Timer
 from textual.widgets import Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from bpe_tui.boundaries_text import Measured, detail_line, measure_text, tokens_json
+from bpe_tui.boundaries_text import (
+    DISPLAY_CHARS,
+    SIDE_BY_SIDE,
+    Measured,
+    detail_line,
+    measure_text,
+    sample_stats,
+    shown,
+    tokens_json,
+)
 from bpe_tui.messages import SessionChanged
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
-from bpe_tui.text import display_part
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.coverage import coverage_line
 from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
-from core.analysis.compare import TextStats, text_stats
+from core.analysis.compare import TextStats
 
 if TYPE_CHECKING:
     from core.encode.spans import TokenSpan
-
-DISPLAY_CHARS = 6000
-"""Longest text drawn as tokens (the header says when a sample is cut); the stats table still covers the
-whole sample. Laying out a 50 KB sample's tokens is a noticeable pause on the UI thread for text no one
-scrolls through."""
 
 RECENT_TEXTS = 8
 """Tokenizations kept, so cycling through the samples does not encode them again."""
 
 TYPED = "typed"
 TYPING_HINT = "type or paste text to tokenize: / to start, esc to leave (e: start from the sample shown)"
-SIDE_BY_SIDE = ("english", "japanese")
 TYPING_DELAY = 0.2
 """Seconds of quiet after a keystroke before the typed text is encoded again."""
-
-
-def shown(text: str) -> str:
-    """The part of ``text`` the pane draws (see ``DISPLAY_CHARS``)."""
-    return display_part(text, DISPLAY_CHARS)
 
 
 class BoundariesScreen(PaneScreen):
@@ -281,13 +278,8 @@ class BoundariesScreen(PaneScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="boundaries-samples")
     def _measure_samples(self, loaded: LoadedTokenizer) -> None:
-        samples = self._samples()
-        stats: dict[str, TextStats] = {}
         try:
-            for name in SIDE_BY_SIDE:
-                text = samples.get(name)
-                if text is not None:
-                    stats[name] = text_stats(text, loaded.tokenizer.encode(text))
+            stats = sample_stats(loaded, self._samples())
         except Exception as error:  # noqa: BLE001
             self.post_message(self.EncodingFailed(f"could not measure the samples: {error}"))
             return

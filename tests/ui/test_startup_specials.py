@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.notifications import Notify
 
-from bpe_tui.app import startup_text
+from bpe_tui.startup_run import startup_text
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.training_spec import TrainingSpec, training_run
 from bpe_tui.widgets.corpus_stats import CorpusStatsView

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static, TextArea
 
-from bpe_tui.screens.boundaries import BoundariesScreen, shown
+from bpe_tui.boundaries_text import shown
+from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
