@@ -181,7 +181,7 @@ class TokenView(ScrollView, can_focus=True):
             if token_end > 0 and token_start < len(line.plain):
                 line = line.add_spans([Span(max(0, token_start), min(len(line.plain), token_end), CURSOR_STYLE)])
         segments = line.render_segments(Style.from_rich_style(base))
-        return Strip([*segments, Segment("")]).crop_extend(0, width, base)
+        return Strip([*segments, Segment("", base)]).crop_extend(0, width, base)
 
     # -- actions and mouse -----------------------------------------------------------------------------
 
