@@ -22,6 +22,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
+from textual.filter import LineFilter, Monochrome
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import AwaitMount
@@ -31,6 +32,7 @@ from textual.worker import Worker, get_current_worker
 from core.errors import BPEError
 
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
+from bpe_tui.no_color import TokenGreys
 from bpe_tui.messages import SessionChanged, TrainingChanged
 from bpe_tui.file_opening import REFERENCE_GROUP, ask_for_file, bundled_gpt2, file_read, reference_tokenizers
 from bpe_tui.file_reading import read_opened_file, read_tokenizer
@@ -116,6 +118,8 @@ class BpeTuiApp(App[None]):
                 so Compare shows the first trained tokenizer beside a known one.
         """
         super().__init__()
+        self._token_greys = TokenGreys()
+        """Replaces Textual's ``Monochrome`` filter, which ``NO_COLOR`` turns on (see :mod:`bpe_tui.no_color`)."""
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()
         self.runner = TrainingRunner(
@@ -167,6 +171,13 @@ class BpeTuiApp(App[None]):
         """
         if not self._showing_built_pane:
             super().delay_update(delay)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's line filters, with token backgrounds given greys of their own under ``NO_COLOR``."""
+        filters = super().get_line_filters()
+        if not self.no_color:
+            return filters
+        return [self._token_greys if type(line_filter) is Monochrome else line_filter for line_filter in filters]
 
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""

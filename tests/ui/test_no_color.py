@@ -1,14 +1,23 @@
-"""NO_COLOR set: Textual draws every line through its ``Monochrome`` filter, which needs a style on each segment.
+"""NO_COLOR set: every line goes through a monochrome filter, which needs a style on each segment.
 
 A terminal user with ``NO_COLOR`` in their environment (a common setting) saw the app crash on the first
-visit to the workbench: the token view ended each line with a segment that had no style.
+visit to the workbench: the token view ended each line with a segment that had no style. Once it drew,
+neighbouring tokens could share a grey; ``bpe_tui.no_color.TokenGreys`` keeps them apart.
 """
 
 from __future__ import annotations
 
+from itertools import combinations
+
+from rich.color import ColorSystem
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color
 from textual.filter import Monochrome
 
-from tests.ui.app_harness import SIZE, app_trained_by, ready, recorded_run, replay_factory
+from bpe_tui.no_color import TokenGreys
+from bpe_tui.render import PALETTE
+from tests.ui.app_harness import SIZE, app_trained_by, make_app, ready, recorded_run, replay_factory
 
 
 async def test_every_pane_draws_under_no_color(monkeypatch) -> None:
@@ -24,3 +33,29 @@ async def test_every_pane_draws_under_no_color(monkeypatch) -> None:
             await ready(pilot)
             assert app._exception is None, f"after {key!r}: {app._exception!r}"
         assert app.current_mode == "compare"
+
+
+def greys_sent(line_filter, system: ColorSystem = ColorSystem.EIGHT_BIT) -> list[int]:
+    """The 256-colour grey a terminal is sent for each palette background once ``line_filter`` has run."""
+    segments = [Segment("x", Style.parse(entry)) for entry in PALETTE]
+    return [segment.style.bgcolor.downgrade(system).number for segment in line_filter.apply(segments, Color(0, 0, 0))]
+
+
+def test_token_backgrounds_keep_greys_two_steps_apart_under_no_color() -> None:
+    # Any two palette entries can be neighbours (pick_style only avoids a repeat), so every pair must differ.
+    greys = greys_sent(TokenGreys())
+    assert min(abs(a - b) for a, b in combinations(greys, 2)) >= 2
+    assert all(232 <= grey <= 255 for grey in greys)  # on the grey ramp: no colour is left
+
+
+def test_textual_monochrome_alone_runs_tokens_together() -> None:
+    """Why TokenGreys exists: Textual's own filter draws two palette entries in the very same grey."""
+    greys = greys_sent(Monochrome())
+    assert len(set(greys)) < len(greys)
+
+
+def test_the_app_draws_through_token_greys_only_under_no_color(monkeypatch) -> None:
+    assert not any(isinstance(f, Monochrome) for f in make_app().get_line_filters())
+    monkeypatch.setenv("NO_COLOR", "1")
+    filters = make_app().get_line_filters()
+    assert [type(f) for f in filters if isinstance(f, Monochrome)] == [TokenGreys]
