@@ -274,9 +274,12 @@ class CorpusScreen(PaneScreen):
             self.query_one(CorpusStatsView).show_stats(message.stats)
 
     def on_corpus_screen_scan_failed(self, message: ScanFailed) -> None:
+        # A scan cancelled by a newer choice can still fail (a tree walked fast past a file it cannot read):
+        # its message would stay over the stats of the file now chosen.
+        if message.path != self._session.corpus_path:
+            return
         self._shown = None
-        if message.path == self._session.corpus_path:  # not the last corpus's preview under this one's error
-            self.query_one("#preview", Static).update("")
+        self.query_one("#preview", Static).update("")  # not the last corpus's preview under this one's error
         self.query_one(CorpusStatsView).show_message(message.reason, error=True)
 
     # -- actions ------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.notifications import Notify
 
+from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
 
@@ -54,3 +55,18 @@ async def test_a_corpus_name_is_shown_as_typed(tmp_path: Path) -> None:
         await settle(pilot)
         title = app.screen.query_one("#preview-box").border_title  # as markup, the form Textual keeps it in
         assert Content.from_markup(str(title)).plain == r"Preview · [bold]odd\x1b[2J.txt"
+
+
+async def test_a_stale_scan_failure_leaves_the_chosen_files_stats(tmp_path: Path) -> None:
+    # Walking the tree fast past a file that cannot be read (a tokenizer .json read as JSON lines) left its
+    # error over the stats of the file the cursor stopped on: the cancelled scan still posted its failure.
+    good = tmp_path / "good.txt"
+    good.write_text("plain text\n", encoding="utf-8")
+    app = make_app(session=make_session(good), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert str(screen.query_one(CorpusStatsView).content).startswith("good.txt")
+        screen.post_message(CorpusScreen.ScanFailed(tmp_path / "passed.json", "passed.json: not valid JSON"))
+        await settle(pilot)
+        assert str(screen.query_one(CorpusStatsView).content).startswith("good.txt")
