@@ -157,7 +157,9 @@ class CorpusScreen(PaneScreen):
                 yield Static("", id="corpus-path-hint", markup=False)
                 yield CorpusTree(self._corpus_root, hidden=not_corpora(self._session.samples_dir), id="tree")
             with Vertical(id="corpus-right"):
-                with VerticalScroll(id="preview-box"):
+                # Not focusable: a long preview would take the tab from the tree to the form, unseen, and the
+                # vocab size typed next would switch panes.
+                with VerticalScroll(id="preview-box", can_focus=False):
                     yield Static("", id="preview", markup=False)
                 yield CorpusStatsView("", id="stats")
                 yield TrainingForm(id="form")

@@ -17,7 +17,7 @@ from bpe_tui.recent_files import MAX_RECENT, load_recent, recent_file, remember
 from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.widgets.path_box import PathBox
-from tests.ui.app_harness import SAMPLES, make_app, make_services, ready, settle
+from tests.ui.app_harness import SAMPLES, make_app, make_services, make_session, ready, settle
 
 
 def test_recent_files_live_under_xdg_config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +107,18 @@ async def test_ctrl_o_on_an_english_text_offers_it_as_the_corpus(tmp_path: Path)
         assert app.session.corpus_path == SAMPLES / "english.txt"
         assert load_recent(store) == [SAMPLES / "english.txt"]
         assert app.session.tokenizers == []
+
+
+async def test_tab_goes_from_the_tree_to_the_form_past_a_long_preview(tmp_path: Path) -> None:
+    # A preview taller than its box is scrollable, and was focusable: tab landed on it (nothing showed it),
+    # and the vocab size typed next ("3...") switched to the stepper.
+    long_text = tmp_path / "long.txt"
+    long_text.write_text("a line of text\n" * 400, encoding="utf-8")
+    app = make_app(session=make_session(long_text), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.focused is not None and app.focused.id == "tree"
+        await pilot.press("tab")
+        assert isinstance(app.focused, Input) and app.focused.id == "vocab"
