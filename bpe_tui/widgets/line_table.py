@@ -94,6 +94,11 @@ class LineTable(ScrollView, can_focus=True):
         self._cursor_moved()
         self.refresh()
 
+    def on_resize(self, event: events.Resize) -> None:
+        # A shorter view keeps its scroll offset: the cursor's row (the newest merge, a found token) would be
+        # left below the bottom edge.
+        self.call_after_refresh(self._scroll_to_cursor)
+
     def _scroll_to_cursor(self) -> None:
         """Scroll just enough to show the cursor row below the header."""
         body = max(1, self.scrollable_content_region.height - 1)

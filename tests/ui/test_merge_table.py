@@ -100,3 +100,19 @@ async def test_reset_empties_the_table() -> None:
         await pilot.pause()
         assert table.row_count == 0 and table.ranks == []
         assert [line.strip() for line in lines(table)[1:]] == [""] * 7
+
+
+async def test_the_cursor_row_stays_on_screen_when_the_table_gets_shorter() -> None:
+    # A stopped run's panel grows a line ("stopped after N merges") and the table under it loses one: the
+    # newest merge, the cursor's row, went below the bottom edge (also on a terminal made smaller).
+    table = MergeTable(flush_seconds=3600)
+    async with TableApp(table).run_test(size=(70, 10)) as pilot:
+        table.append(made(rank) for rank in range(32))
+        table.flush()
+        await pilot.pause()
+        assert lines(table)[-1].split()[0] == "31"
+        table.styles.height = 6
+        await pilot.pause()
+        await pilot.pause()
+        assert table.scrollable_content_region.height == 6
+        assert lines(table)[-1].split()[0] == "31"
