@@ -30,6 +30,8 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
 from core.errors import BPEError
+from core.input_files import shown_path
+from core.output_errors import describe_write_error
 
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.no_color import TokenGreys
@@ -74,7 +76,7 @@ class BpeTuiApp(App[None]):
 
     @dataclass
     class SaveFailed(Message):
-        """Saving to ``path`` failed; ``reason`` is one line."""
+        """Saving to ``path`` failed; ``reason`` is one line that names the path."""
 
         path: Path
         reason: str
@@ -370,8 +372,10 @@ class BpeTuiApp(App[None]):
 
         try:
             save_tokenizer(with_corpus_hash(trained.loaded.model), path, format="bpe-tui")
-        except (BPEError, OSError) as error:
+        except BPEError as error:  # its message names the path already
             self.post_message(self.SaveFailed(path, str(error)))
+        except OSError as error:
+            self.post_message(self.SaveFailed(path, f"cannot write {shown_path(path)}: {describe_write_error(error)}"))
         else:
             self.post_message(self.Saved(trained, path))
 
@@ -385,9 +389,7 @@ class BpeTuiApp(App[None]):
 
     @on(SaveFailed)
     def _save_failed(self, message: SaveFailed) -> None:
-        self.notify(
-            shown_text(f"{message.path}: {message.reason}"), title="Could not save", severity="error", timeout=10, markup=False
-        )
+        self.notify(shown_text(message.reason), title="Could not save", severity="error", timeout=10, markup=False)
 
     # -- session --------------------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Input, Label, TextArea
@@ -13,6 +14,8 @@ from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.training_runner import TrainingRunner
+import core.formats
+from core.output_errors import OutputError
 from core.formats import load_tokenizer
 from tests.ui.app_harness import (
     CORPUS_ROOT,
@@ -164,3 +167,28 @@ async def test_a_stop_before_any_merge_leaves_nothing_to_save(tmp_path: Path) ->
     texts = notifications(seen)
     assert any("nothing to save" in text for text in texts)
     assert sum("No trained tokenizer to save yet" in text for text in texts) == 2
+
+
+async def test_a_failed_save_names_the_path_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The notice read "/sys/x.json: cannot write /sys/x.json: permission denied; ...": the core's message
+    # names the path already. A folder root may write to but the file system refuses is faked here.
+    def refused(model, path, *, format):
+        raise OutputError(f"cannot write {path}: permission denied; write to a folder you may write to")
+
+    monkeypatch.setattr(core.formats, "save_tokenizer", refused)
+    first, rest = split_after_merges(20)
+    source = HeldSource(first, rest)
+    source.release.set()
+    seen: list[Message] = []
+    app = app_with(source, tmp_path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog)
+        await pilot.press("enter")
+        await settle(pilot)
+    target = tmp_path / "story-400.json"  # the dialog's default name
+    assert f"cannot write {target}: permission denied; write to a folder you may write to" in notifications(seen)
