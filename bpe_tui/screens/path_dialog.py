@@ -76,6 +76,8 @@ class PathDialog(ModalScreen[Path | None]):
                 return f"{shown_text(path)}: is a directory; add a file name"
             if not path.parent.is_dir():
                 return f"{shown_text(path.parent)}: no such folder"
+            if not os.access(path.parent, os.W_OK | os.X_OK):  # said here, the typed path is kept to edit
+                return f"{shown_text(path.parent)}: you may not write in this folder; choose another"
             if path.exists() or path.is_symlink():
                 return self._overwrite_problem(path)
         return None

@@ -3,12 +3,15 @@ says so; editing the path or esc keeps the file; the corpus the tokenizer was tr
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from bpe_tui.app import BpeTuiApp
+from bpe_tui.screens import path_dialog
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.training_runner import TrainingRunner
 from core.formats import load_tokenizer
@@ -125,3 +128,26 @@ async def test_the_corpus_it_was_trained_on_is_never_replaced(tmp_path: Path) ->
         assert "never replaced" in str(dialog.query_one("#path-error", Static).content)
         await pilot.press("escape")
     assert corpus.read_bytes() == OLD
+
+
+async def test_a_folder_one_may_not_write_in_is_refused_in_the_dialog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was refused only after the dialog had closed, by a notice: the typed path was gone, to type again.
+    # Tests run as root, who may write in a chmod 555 folder, so the permission is faked.
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(path_dialog.os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode))
+    seen: list[Message] = []
+    app = released_app(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        dialog = await trained_and_asked(pilot, seen)
+        dialog.query_one(Input).value = str(locked / "tok.json")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is dialog and saved(seen) == []
+        assert dialog.query_one(Input).value == str(locked / "tok.json")
+        assert str(dialog.query_one("#path-error", Static).content) == (
+            f"{locked}: you may not write in this folder; choose another"
+        )
