@@ -73,17 +73,22 @@ def tokens_json(tokens: list[bytes]) -> str:
 
 
 def detail_line(index: int, total: int, span: TokenSpan) -> Content:
-    """One line about the token under the cursor: position, id, text, bytes, char and byte range."""
+    """One line about the token under the cursor: position, id, text, what is special about it, char and byte
+    range, bytes.
+
+    The flags come before the ranges and the bytes, the one part as long as the token: at 80 columns the end
+    of the line is cut, and "splits a character" was cut to "splits a".
+    """
     body = Content("").join(token_body(span.token).split("\n"))  # keep the newline glyph, drop the break
     parts: list[Content | str | tuple[str, str]] = [
         (f"token {index + 1:,}/{total:,}", "bold"),
         f"  id {span.id}  ",
         body.stylize("reverse"),
-        f"  bytes {hex_bytes(span.token)}",
-        f"  chars {span.char_start}–{span.char_end}  bytes {span.byte_start}–{span.byte_end}",
     ]
     if span.is_special:
         parts.append(("  special", "bold $warning"))
     if span.starts_mid_char or span.ends_mid_char:
         parts.append(("  splits a character", "bold $error"))
+    parts.append(f"  chars {span.char_start}–{span.char_end}  bytes {span.byte_start}–{span.byte_end}: "
+                 f"{hex_bytes(span.token)}")
     return Content.assemble(*parts)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from textual.widgets import Static, TextArea
 
-from bpe_tui.boundaries_text import shown
+from bpe_tui.boundaries_text import detail_line, shown
 from bpe_tui.screens.boundaries import BoundariesScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
 from tests.ui.app_harness import SIZE, settle
+from core.encode.spans import TokenSpan
 from tests.ui.views_harness import ViewsApp, bilingual_800, session_with
 
 
@@ -79,6 +80,14 @@ async def test_cursor_moves_and_describes_a_split_character() -> None:
         assert main.cursor == len(main.tokens) - 1
         await pilot.press("home")
         assert main.cursor == 0
+
+
+def test_a_split_character_is_said_within_80_columns() -> None:
+    # The flag came last and was cut to "splits a" at 80x24 (78 cells inside the padding).
+    span = TokenSpan(562, b"\xe5\x90", 0, 2, 0, 1, starts_mid_char=False, ends_mid_char=True, is_special=False)
+    line = detail_line(0, 33, span).plain
+    assert "splits a character" in line[:78]
+    assert line.endswith("chars 0–1  bytes 0–2: e5 90")
 
 
 async def test_typed_text_replaces_the_sample_and_clearing_it_goes_back() -> None:
