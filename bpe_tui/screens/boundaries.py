@@ -63,7 +63,9 @@ class BoundariesScreen(PaneScreen):
     DEFAULT_CSS = """
     BoundariesScreen {
         layout: vertical;
-        #boundaries-header { height: 1; padding: 0 1; background: $panel; }
+        #boundaries-header {
+            height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+        }
         #boundaries-input { height: 5; max-height: 40%; margin: 0 1; border: round $primary-muted; }
         #boundaries-input:focus { height: 12; border: round $primary; }
         #boundaries-views { height: 1fr; width: 100%; }
@@ -211,8 +213,10 @@ class BoundariesScreen(PaneScreen):
             where += f" (first {len(shown(text)):,} characters drawn)"
         if self.side_by_side:
             where = "english | japanese samples"
+        # What is shown first, the tokenizer's name (also in the title bar) last: a long name such as the
+        # start-up run's cut "(first 5,527 characters drawn)" to "(first" at 80 columns.
         self.query_one("#boundaries-header", Static).update(
-            Content.assemble(("workbench", "bold"), "  ", (name, "$accent"), "  ·  ", where)
+            Content.assemble(("workbench", "bold"), "  ", where, "  ·  ", (name, "$accent"))
         )
 
     def _main_label(self) -> str:

@@ -82,6 +82,17 @@ async def test_cursor_moves_and_describes_a_split_character() -> None:
         assert main.cursor == 0
 
 
+async def test_the_header_says_how_much_is_drawn_within_80_columns() -> None:
+    # The start-up run's long name came first and "(first 5,527 characters drawn)" was cut to "(first".
+    loaded = LoadedTokenizer.from_model(bilingual_800().model, name="trained: samples (english + japanese) 1000")
+    app = ViewsApp(BoundariesScreen, session_with(loaded))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one("#boundaries-header", Static)
+        assert header.content_region.width == 78
+        assert "characters drawn)" in str(header.render())[:78]
+
+
 def test_a_split_character_is_said_within_80_columns() -> None:
     # The flag came last and was cut to "splits a" at 80x24 (78 cells inside the padding).
     span = TokenSpan(562, b"\xe5\x90", 0, 2, 0, 1, starts_mid_char=False, ends_mid_char=True, is_special=False)
