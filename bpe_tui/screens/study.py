@@ -195,10 +195,8 @@ class StudyScreen(PaneScreen):
         if path is None:
             self.notify("No corpus: choose one in the corpus pane (1).", severity="warning")
             return
-        try:
-            sizes = parse_sizes(self.query_one("#study-sizes", Input).value)
-        except BPEError as error:
-            self.notify(str(error), title="Study", severity="error", markup=False)
+        sizes = self._sizes()
+        if sizes is None:
             return
         samples = self._session.sample_texts()
         texts = tuple((name, samples[name]) for name in STUDY_TEXTS if name in samples)
@@ -211,6 +209,14 @@ class StudyScreen(PaneScreen):
         self.refresh_bindings()
         self.query_one("#study-status", Static).update(f"starting a study of {label}…")
         self._study(spec, label)
+
+    def _sizes(self) -> list[int] | None:
+        """The sizes typed in the field, or ``None`` after saying why they cannot be read."""
+        try:
+            return parse_sizes(self.query_one("#study-sizes", Input).value)
+        except BPEError as error:
+            self.notify(str(error), title="Study", severity="error", markup=False)
+            return None
 
     def action_stop_study(self) -> None:
         self.workers.cancel_group(self, "study")
@@ -297,6 +303,10 @@ class StudyScreen(PaneScreen):
 
     @on(Input.Submitted, "#study-sizes")
     def _sizes_submitted(self) -> None:
+        # Sizes it cannot read keep the field, to be fixed: the table took focus, and the sizes typed again
+        # went to the pane keys ("300" switched to the stepper).
+        if self._sizes() is None:
+            return
         self.action_focus_table()
         if not self._studying:
             self.action_run_study()

@@ -7,7 +7,7 @@ import json
 import threading
 from functools import cache
 
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from bpe_tui.screens.study import StudyScreen, study_series
 from bpe_tui.study_process import StudySpec, study_run
@@ -61,6 +61,8 @@ async def test_bad_sizes_say_so_and_run_nothing() -> None:
         await settle(pilot)
         assert not list(app.workers) or all(w.group != "study" for w in app.workers)
         assert any("not a whole number" in n.message for n in app._notifications)
+        # The field keeps focus, to be fixed: the sizes typed again are not pane keys.
+        assert isinstance(app.focused, Input) and app.focused.id == "study-sizes"
 
 
 def test_plot_series_are_bytes_per_token_by_size() -> None:
