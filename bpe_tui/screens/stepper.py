@@ -22,7 +22,7 @@ from bpe_tui.render import tokens_content
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.session import Session
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps, Step, tie_decider, tie_reason
-from bpe_tui.text import counted, escape_token
+from bpe_tui.text import counted, escape_token, shown_text
 from bpe_tui.widgets.key_footer import KeyFooter
 from core.model import CHAR_BASE
 
@@ -153,6 +153,8 @@ class StepperScreen(PaneScreen):
         self._live: dict[str, LiveSteps] = {}
         self._corpus: Path | None = None
         """The corpus the ``corpus`` live run was built from."""
+        self._corpus_problem: str | None = None
+        """Why the corpus chosen cannot be stepped through (empty, not UTF-8, unreadable), or ``None``."""
         self._replay: ReplaySteps | None = None
         self._timer: Timer | None = None
         self._playing = False
@@ -221,16 +223,25 @@ class StepperScreen(PaneScreen):
         return steps
 
     def _corpus_text(self) -> str | None:
-        """The start of the corpus chosen in the corpus pane, or ``None`` (with the reason on screen) if unusable."""
+        """The start of the corpus chosen in the corpus pane, or ``None`` if unusable (``_corpus_problem`` says why).
+
+        The reason goes on the top line, not in a notification: every step key asks again, and each stacked
+        another notice under "choose a text file", though the file was one.
+        """
         path = self._corpus = self._session.corpus_path
+        self._corpus_problem = None
         if path is None:
             return None
         try:
-            return corpus_head(path) or None
+            text = corpus_head(path)
         except (OSError, UnicodeDecodeError) as error:
-            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
-            self.notify(f"{path.name}: {reason}", title="Stepper", severity="error", markup=False)
-            return None
+            reason = (error.strerror or str(error)) if isinstance(error, OSError) else "not UTF-8 text"
+        else:
+            if text:
+                return text
+            reason = "empty"
+        self._corpus_problem = f"{shown_text(path.name)}: {reason}; choose another text file in the corpus pane (1)."
+        return None
 
     def _sync_replay(self, *, compute: bool = True) -> None:
         loaded = self._session.active_tokenizer()
@@ -301,7 +312,7 @@ class StepperScreen(PaneScreen):
             self.shown = None
             what = {
                 "tokenizer": "No active tokenizer: train one or open a file (ctrl+o).",
-                "corpus": "No usable corpus: choose a text file in the corpus pane (1).",
+                "corpus": self._corpus_problem or "No corpus: choose a text file in the corpus pane (1).",
             }.get(self.source, f"The {self.source} sample was not found.")
             self.query_one("#stepper-top", Static).update(Content(what))
             self.query_one("#segmentation", Static).update("")

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+from textual.widgets import Static
+
 from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.stepper_model import LiveSteps, ReplaySteps
@@ -125,3 +130,25 @@ def test_live_steps_going_back_retrains_to_the_same_state() -> None:
         here = walked.step(k)
     assert back.candidates == here.candidates and back.model.merges == here.model.merges
     assert far.model.merges[:30] == back.model.merges
+
+
+@pytest.mark.parametrize(("content", "reason"), [(b"", "empty"), (b"caf\xe9\n", "not UTF-8 text")])
+async def test_a_corpus_it_cannot_step_through_is_named_on_the_top_line_once(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    # The top line said "choose a text file" of a text file, and each step key stacked another notice.
+    corpus = tmp_path / "notes.txt"
+    corpus.write_bytes(content)
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), start_mode="stepper")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("c", "c", "c")  # english, japanese, the chosen corpus
+        await settle(pilot)
+        screen = stepper(app)
+        assert screen.source == "corpus" and screen.shown is None
+        await pilot.press("right", "right", "right")
+        await settle(pilot)
+        top = str(screen.query_one("#stepper-top", Static).render())
+        assert top == f"notes.txt: {reason}; choose another text file in the corpus pane (1)."
+    assert not [m for m in seen if isinstance(m, Notify)]
