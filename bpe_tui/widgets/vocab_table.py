@@ -101,16 +101,18 @@ def filter_rows(rows: Sequence[VocabRow], query: str) -> list[int]:
 
 
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
-    ("id", 7, True),
-    ("token", 20, False),
+    ("id", 6, True),
+    ("token", 16, False),
     ("len", 4, True),
-    ("rank", 7, True),
+    ("rank", 6, True),
     ("count", 8, True),
     ("parents", 24, False),
     ("bytes", 30, False),
 )
-"""(title, least width in cells, right-aligned). Most telling first, so an 80-column terminal shows them.
-Text columns are cut to their width with an ellipsis; number columns widen to fit (:func:`column_widths`)."""
+"""(title, least width in cells, right-aligned). Most telling first, so an 80-column terminal shows them:
+up to the count they take 45 cells, what the table has beside the side panel (with id 7 and token 20 the
+count was cut to its first digit). Text columns are cut to their width with an ellipsis; number columns
+widen to fit (:func:`column_widths`)."""
 
 
 def column_widths(rows: Sequence[VocabRow]) -> tuple[int, ...]:

@@ -122,3 +122,18 @@ async def test_no_match_and_no_tokenizer() -> None:
         await settle(pilot)
         assert "No tokenizer yet" in str(empty.screen.query_one("#inspector-summary", Static).render())
         assert empty.screen.query_one(VocabTable).total_count == 0
+
+
+async def test_the_count_column_is_whole_at_80_columns() -> None:
+    # At 80x24 the table showed the first digit of each count ("2" for 23,837) under no header.
+    loaded = bilingual_800()
+    app = ViewsApp(InspectorScreen, session_with(loaded))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(VocabTable)
+        width = table.scrollable_content_region.width
+        header = table.render_line(0).text
+        assert header.split()[-1] == "count" and len(header.rstrip()) <= width
+        row = table.current_row
+        assert row is not None and row.count is not None
+        assert table.render_line(1).text.split()[4] == f"{row.count:,}"
