@@ -75,8 +75,9 @@ async def file_read(app: OpeningApp, event: Worker.StateChanged) -> None:
     if worker.group != "load":
         return
     if event.state == WorkerState.SUCCESS and isinstance(worker.result, LoadedTokenizer):
-        app.session.add_tokenizer(worker.result)
-        app.notify(f"Loaded {worker.result.shown_name}", title="Tokenizer", markup=False)
+        loaded = worker.result.named_apart_from(app.session.tokenizers)
+        app.session.add_tokenizer(loaded)
+        app.notify(f"Loaded {loaded.shown_name}", title="Tokenizer", markup=False)
         app.call_after_refresh(settle_heap)
     elif event.state == WorkerState.SUCCESS and isinstance(worker.result, DecodedIds):
         await app.show_decoded(worker.result)

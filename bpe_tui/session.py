@@ -8,7 +8,8 @@ reports a change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +65,28 @@ class LoadedTokenizer:
         sequences written out (``\\x1b``), so a file's name cannot drive the terminal. Always shown as plain
         text (``Content``, ``markup=False``), never as markup: ``[bold]`` in a name is shown as typed."""
         return shown_text(self.name)
+
+    def named_apart_from(self, others: Sequence[LoadedTokenizer]) -> LoadedTokenizer:
+        """This tokenizer under a name none of ``others`` has: its file's whole name (``hf30k.tiktoken`` beside
+        ``hf30k`` from ``hf30k.json``), else the name numbered; itself when the name is free.
+
+        Lists, the compare header and the title show only names: two ``hf30k`` could not be told apart.
+
+        >>> from core.model import BPEModel
+        >>> model = BPEModel({i: bytes([i]) for i in range(256)}, [])
+        >>> first = LoadedTokenizer.from_model(model, source=Path("a/hf30k.json"))
+        >>> second = LoadedTokenizer.from_model(model, source=Path("b/hf30k.tiktoken"))
+        >>> second.named_apart_from([first]).name, first.named_apart_from([first, second]).name
+        ('hf30k.tiktoken', 'hf30k.json')
+        """
+        taken = {other.name for other in others}
+        if self.name not in taken:
+            return self
+        if self.source is not None and self.source.name not in taken:
+            name = self.source.name
+        else:
+            name = next(f"{self.name} ({n})" for n in itertools.count(2) if f"{self.name} ({n})" not in taken)
+        return LoadedTokenizer(name=name, model=self.model, tokenizer=self.tokenizer, source=self.source)
 
     def with_source(self, source: Path) -> LoadedTokenizer:
         """The same tokenizer, now saved at ``source``."""

@@ -77,6 +77,19 @@ async def test_tokenizer_from_the_command_line_is_loaded(tokenizer_file: Path) -
         assert not notices(seen, "error")
 
 
+async def test_two_files_of_one_stem_get_names_told_apart(tokenizer_file: Path, tmp_path: Path) -> None:
+    # english-400.json and english-400.tiktoken were both "english-400" in lists and the compare header.
+    ranks = tmp_path / "english-400.tiktoken"
+    save_tokenizer(recorded_run()[-1].model, ranks, format="tiktoken")  # type: ignore[attr-defined]
+    app = make_app(tokenizer_paths=[tokenizer_file, ranks], start_mode="stepper")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        loaded = [loaded for loaded in app.session.tokenizers if loaded.source in (tokenizer_file, ranks)]
+        assert len(loaded) == 2 and loaded[0].name != loaded[1].name
+        # The two load side by side: the one that arrives second takes its file's whole name.
+        assert all(each.name in ("english-400", each.source.name) for each in loaded if each.source)
+
+
 @pytest.mark.parametrize(
     "content",
     [b"{ not json", b"\x89PNG\r\n\x1a\n....", b'{"type": "bpe-tui", "version": 1}', b""],
