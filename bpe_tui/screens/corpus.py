@@ -26,7 +26,8 @@ from core.corpus import open_corpus
 from core.corpus.records import ReadOptions
 from core.corpus.shards import shard_format
 from core.corpus.summary import ShardsSummary, scan_shards, shards_preview
-from core.errors import CorpusError
+from core.errors import BPEError, CorpusError
+from core.formats import detect_format
 from core.input_files import os_problem, shown_path
 
 from bpe_tui.messages import SessionChanged
@@ -66,6 +67,25 @@ def is_shards(path: Path) -> bool:
         return path.is_dir()
     except OSError:
         return False
+
+
+TOKENIZER_SNIFF_BYTES = 256 << 20
+"""Largest shard that failed to read which is checked for being a tokenizer file (the check reads it whole)."""
+
+
+def tokenizer_not_corpus(path: Path) -> str | None:
+    """What to say of a ``.json`` shard that failed to read because it is a tokenizer file, else ``None``.
+
+    A ``tokenizer.json`` chosen in the tree read as JSON lines: "line 1: not valid JSON ...; fix the record or
+    skip bad records", a fix that does not apply.
+    """
+    try:
+        if not path.is_file() or path.stat().st_size > TOKENIZER_SNIFF_BYTES:
+            return None
+        detect_format(path)
+    except (OSError, BPEError):
+        return None
+    return f"{shown_path(path)}: is a tokenizer file, not a corpus; ctrl+o opens it as a tokenizer"
 
 
 class CorpusTree(DirectoryTree):
@@ -258,7 +278,7 @@ class CorpusScreen(PaneScreen):
                 if summary.complete or throttle.ready():
                     self.post_message(self.ShardsScanned(path, summary))
         except CorpusError as error:
-            self.post_message(self.ScanFailed(path, str(error)))
+            self.post_message(self.ScanFailed(path, tokenizer_not_corpus(path) or str(error)))
         except OSError as error:
             self.post_message(self.ScanFailed(path, error.strerror or str(error)))
 

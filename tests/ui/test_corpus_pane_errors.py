@@ -12,7 +12,8 @@ from textual.notifications import Notify
 
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
-from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+from core.formats import save_tokenizer
+from tests.ui.app_harness import SIZE, make_app, make_services, make_session, recorded_run, settle
 
 
 def unusable(kind: str, folder: Path) -> tuple[Path, str]:
@@ -70,3 +71,14 @@ async def test_a_stale_scan_failure_leaves_the_chosen_files_stats(tmp_path: Path
         screen.post_message(CorpusScreen.ScanFailed(tmp_path / "passed.json", "passed.json: not valid JSON"))
         await settle(pilot)
         assert str(screen.query_one(CorpusStatsView).content).startswith("good.txt")
+
+
+async def test_a_tokenizer_file_chosen_as_corpus_says_so(tmp_path: Path) -> None:
+    # A tokenizer .json is read as JSON lines, and its error said "fix the record or skip bad records".
+    path = tmp_path / "tok.json"
+    save_tokenizer(recorded_run()[-1].model, path, format="hf")  # type: ignore[attr-defined]
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = str(app.screen.query_one(CorpusStatsView).content)
+        assert shown == f"{path}: is a tokenizer file, not a corpus; ctrl+o opens it as a tokenizer"
