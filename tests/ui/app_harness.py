@@ -144,6 +144,11 @@ _RECENT_FOLDER = tempfile.TemporaryDirectory(prefix="bpe-tui-recent-")
 _RECENT_NUMBERS = itertools.count()
 
 
+def own_recent_store() -> Path:
+    """A recent-files list of one app's own, never the user's (``~/.config/bpe-tui/recent.json``)."""
+    return Path(_RECENT_FOLDER.name) / f"recent-{next(_RECENT_NUMBERS)}.json"
+
+
 def make_services(**overrides: object) -> Services:
     """Frozen clock and probe, the fixture tree root, and a recorded run unless told otherwise."""
     options: dict[str, object] = {
@@ -153,7 +158,7 @@ def make_services(**overrides: object) -> Services:
         "corpus_root": CORPUS_ROOT,
         # Never the user's own list: a file of this app's own, in a folder removed when the tests end
         # (tests that read the list pass their own under tmp_path).
-        "recent_store": Path(_RECENT_FOLDER.name) / f"recent-{next(_RECENT_NUMBERS)}.json",
+        "recent_store": own_recent_store(),
     }
     options.update(overrides)
     return Services(**options)  # type: ignore[arg-type]

@@ -13,18 +13,24 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from bpe_tui.app import BpeTuiApp
+from bpe_tui.recent_files import recent_file
 from bpe_tui.screens.dashboard import DashboardScreen
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_runner import TrainingRunner
 from core.formats import load_tokenizer
-from tests.ui.app_harness import SAMPLES, SIZE, FrozenProbe, make_app, make_session, settle
+from tests.ui.app_harness import SAMPLES, SIZE, FrozenProbe, make_app, make_session, own_recent_store, settle
 
 
 def real_services(root: Path) -> Services:
-    """The real training process and clock; only the tree root (and save folder) is a temporary one."""
-    return Services(corpus_root=root, probe_factory=lambda pid: FrozenProbe(pid))
+    """The real training process and clock; the tree root (and save folder) is a temporary one, and so is the
+    recent-files list: a run's corpus went into the user's own list, offered back by the path box's ↑."""
+    return Services(corpus_root=root, probe_factory=lambda pid: FrozenProbe(pid), recent_store=own_recent_store())
+
+
+def test_real_services_keep_their_own_recent_list(tmp_path: Path) -> None:
+    assert real_services(tmp_path).recent_store != recent_file()
 
 
 async def wait_for(pilot: Pilot, seen: list[Message], kind: type, timeout: float = 30.0) -> list:
