@@ -16,7 +16,7 @@ from textual.worker import Worker, WorkerState
 
 from core.errors import BPEError, TextNotTokenizerError
 from core.export.npy_ids import IdsFileError
-from core.formats.tiktoken_cache import cached_reference_names
+from core.formats.tiktoken_cache import REFERENCE_ENCODINGS, cached_reference_names
 
 from bpe_tui.gc_pauses import settle_heap
 from bpe_tui.opened_ids import DecodedIds, IdsNotDecodable
@@ -121,6 +121,8 @@ def ask_for_file(app: OpeningApp) -> None:
     names = cached_reference_names()
     title = "Open a tokenizer file (any format) or ids (.npy)"
     title += f", or {' / '.join(names)} by name" if names else ""
+    # Every reference name is taken as a name, cached or not: one not cached then fails saying how to cache
+    # it, where the dialog said "cl100k_base: no such file".
     app.push_screen(
-        PathDialog(title, str(app.services.corpus_root) + "/", "Open", names=names), chosen
+        PathDialog(title, str(app.services.corpus_root) + "/", "Open", names=tuple(REFERENCE_ENCODINGS)), chosen
     )

@@ -72,3 +72,24 @@ def test_the_launcher_takes_a_reference_name_as_a_tokenizer(tmp_path: Path, monk
     (tmp_path / "o200k_base").write_text("some text", encoding="utf-8")  # a file of that name is a file
     tokenizers, corpora = sort_paths([Path("o200k_base")])
     assert tokenizers == [] and corpora == [tmp_path / "o200k_base"]
+
+
+async def test_ctrl_o_on_an_encoding_not_in_the_cache_says_how_to_cache_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The dialog only knew the cached names, so "cl100k_base" was a path: "cl100k_base: no such file".
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    app = make_app(start_mode="inspector")
+    seen: list[object] = []
+    async with app.run_test(size=(100, 30), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        dialog = app.screen
+        assert isinstance(dialog, PathDialog)
+        assert "by name" not in str(dialog.query_one("#path-title").render())  # none is cached
+        dialog.query_one(Input).value = "cl100k_base"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, PathDialog)
+        texts = [n.message for n in (getattr(m, "notification", None) for m in seen) if n is not None]
+        assert any("cl100k_base is not in tiktoken's cache" in text and "never downloads" in text for text in texts)
