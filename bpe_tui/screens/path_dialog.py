@@ -118,11 +118,12 @@ class PathDialog(ModalScreen[Path | None]):
 
     @on(Input.Changed)
     def _path_edited(self) -> None:
-        """A changed path takes back the question about the old one (and its message)."""
+        """A changed path takes back the question about the old one, and any message about it ("no such file"
+        stayed under the path being typed to fix it)."""
         if self._confirmed is not None:
             self._confirmed = None
             self.query_one("#path-accept", Button).label = self._action
-            self.query_one("#path-error", Static).update("")
+        self.query_one("#path-error", Static).update("")
 
     @on(Button.Pressed, "#path-cancel")
     def action_cancel(self) -> None:

@@ -151,3 +151,17 @@ async def test_a_folder_one_may_not_write_in_is_refused_in_the_dialog(
         assert str(dialog.query_one("#path-error", Static).content) == (
             f"{locked}: you may not write in this folder; choose another"
         )
+
+
+async def test_editing_the_path_takes_back_the_message_about_the_old_one(tmp_path: Path) -> None:
+    seen: list[Message] = []
+    app = released_app(tmp_path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        dialog = await trained_and_asked(pilot, seen)
+        dialog.query_one(Input).value = str(tmp_path / "nowhere" / "tok.json")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "no such folder" in str(dialog.query_one("#path-error", Static).content)
+        await pilot.press("x")
+        await pilot.pause()
+        assert str(dialog.query_one("#path-error", Static).content) == ""
