@@ -127,12 +127,12 @@ def read_npy_header(path: str | os.PathLike[str]) -> NpyIds:
         raise IdsFileError(f"{shown}: {os_problem(problem)}") from None
     try:
         header = ast.literal_eval(text.decode("latin-1"))
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):  # TypeError: {[1]: 2}
         header = None
     if not isinstance(header, dict) or not {"descr", "fortran_order", "shape"} <= header.keys():
         raise IdsFileError(f"{shown}: the .npy header is damaged; export it again")
     descr, shape = header["descr"], header["shape"]
-    if descr not in _DESCR:
+    if not isinstance(descr, str) or descr not in _DESCR:  # a structured dtype's descr is a list
         raise IdsFileError(
             f"{shown} holds {descr!r:.20} values, not little-endian integers; save the ids as integers "
             "(e.g. ids.astype('<u4'))"

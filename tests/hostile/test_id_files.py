@@ -1,0 +1,67 @@
+"""Hostile ``.npy`` id files for ``decode`` and ``verify``: one line naming the file, never a traceback.
+
+A structured array (``np.save`` of a record dtype: its header's ``descr`` is a list) and a header whose
+dict has an unhashable key (``{[1]: 2, ...}``) both ended in ``TypeError: unhashable type``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.hostile.hostile_cases import one_error_line, run_here, small_tokenizer
+
+
+def _npy_with_header(path: Path, header: str, payload: bytes) -> Path:
+    """A format 1.0 ``.npy`` file with ``header`` as its dict literal, padded as numpy pads it."""
+    text = header.encode("latin-1")
+    text += b" " * (63 - (10 + len(text)) % 64) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + payload)
+    return path
+
+
+def _structured(folder: Path) -> Path:
+    path = folder / "records.npy"
+    np.save(path, np.array([(1, 2), (3, 4)], dtype=[("a", "<u2"), ("b", "<u2")]))
+    return path
+
+
+def _unhashable_key(folder: Path) -> Path:
+    header = "{[1]: 2, 'descr': '<u2', 'fortran_order': False, 'shape': (2,)}"
+    return _npy_with_header(folder / "odd.npy", header, b"\x01\x00\x02\x00")
+
+
+def _dict_descr(folder: Path) -> Path:
+    header = "{'descr': {'a': 1}, 'fortran_order': False, 'shape': (2,)}"
+    return _npy_with_header(folder / "dict.npy", header, b"\x01\x00\x02\x00")
+
+
+FILES = {
+    "structured dtype": (_structured, "not little-endian integers"),
+    "unhashable header key": (_unhashable_key, "the .npy header is damaged"),
+    "dict as descr": (_dict_descr, "not little-endian integers"),
+}
+
+
+@pytest.mark.parametrize("kind", list(FILES))
+def test_decode_refuses_odd_npy_headers_in_one_line(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, needle = FILES[kind]
+    ids = make(tmp_path)
+    code, out, err = run_here(capsys, "decode", small_tokenizer(tmp_path), ids)
+    one_error_line(code, out, err, "decode", ids.name, needle)
+
+
+@pytest.mark.parametrize("kind", list(FILES))
+def test_verify_refuses_odd_npy_headers_in_one_line(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, needle = FILES[kind]
+    ids = make(tmp_path)
+    code, out, err = run_here(capsys, "verify", ids, small_tokenizer(tmp_path))
+    assert code == 1 and out == "" and "Traceback" not in err, (code, out, err)
+    assert err.splitlines() == [err.rstrip("\n")] and err.startswith("bpe-tui verify: error: ")
+    assert ids.name in err and needle in err
