@@ -12,7 +12,9 @@ and file contents, and a control character in them must not reach the terminal.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
 import os
 import sys
 from dataclasses import dataclass
@@ -55,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def say(line: str) -> None:
     """Print one line on stderr, escaped: no control character of a path or a file reaches the terminal."""
+    if sys.stderr is None:  # started with stderr closed (2>&-): nowhere to say it; the status still tells
+        return
     sys.stderr.write(escape_token(line, glyphs=False) + "\n")
     sys.stderr.flush()
 
@@ -82,6 +86,7 @@ def parse_command(argv: list[str]) -> Command | int:
 
 def execute(command: Command) -> int:
     """Run a parsed command; bad input, OS errors and Ctrl-C become one line (see the module docstring)."""
+    _stand_ins_for_closed_streams()
     _tolerant_streams()
     outputs = Outputs(command.name, force=getattr(command.args, "force", False))
     prefix = f"bpe-tui {command.name}"
@@ -110,6 +115,46 @@ def run_command(argv: list[str]) -> int:
     """Parse ``argv`` (which starts with a command name) and run it; return the exit status."""
     parsed = parse_command(argv)
     return parsed if isinstance(parsed, int) else execute(parsed)
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands for a standard output that was closed when the process started (``>&-``).
+
+    Python leaves ``sys.stdout`` None then, so the first write was an AttributeError traceback (and
+    ``print`` dropped its output without a word). Writing text or bytes (``.buffer``) raises an OSError
+    instead, which the dispatcher turns into its one line; a command that prints nothing still runs.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.EBADF, "standard output is closed; redirect it to a file or to /dev/null")
+
+    @property
+    def buffer(self) -> _ClosedStdout:
+        return self
+
+
+class _NoStderr(io.TextIOBase):
+    """Stands for a standard error that was closed when the process started (``2>&-``): lines go nowhere.
+
+    Left None, ``print(..., file=sys.stderr)`` would send progress and warnings to stdout instead, into
+    the ids or the text a command prints there.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: str) -> int:
+        return len(data)
+
+
+def _stand_ins_for_closed_streams() -> None:
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:
+        sys.stderr = _NoStderr()
 
 
 def _tolerant_streams() -> None:

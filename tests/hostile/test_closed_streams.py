@@ -1,0 +1,72 @@
+"""Commands started with stdout or stderr closed (``>&-``, ``2>&-``), where Python sets ``sys.stdout`` or
+``sys.stderr`` to None.
+
+``encode``, ``decode``, ``inspect``, ``lens``, ``diff``, ``study`` and ``verify`` ended in ``AttributeError:
+'NoneType' object has no attribute 'write'`` with stdout closed; with stderr closed, ``train`` printed its
+progress on stdout (``print(file=None)`` is stdout) and a bad command line ended in the same
+AttributeError (status 1) instead of status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.hostile_cases import ENGLISH, one_error_line, small_tokenizer
+
+CLOSED = "standard output is closed; redirect it to a file or to /dev/null"
+
+
+def _run_closed(shell_redirect: str, *argv: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m bpe_tui ARGV`` started by a shell with ``shell_redirect`` (``>&-`` or ``2>&-``)."""
+    script = f'exec "$@" {shell_redirect}'
+    return subprocess.run(
+        ["sh", "-c", script, "sh", sys.executable, "-m", "bpe_tui", *map(str, argv)],
+        cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
+        errors="backslashreplace", timeout=60,
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    ids = tmp_path / "ids.txt"
+    ids.write_text("104 105\n")
+    return {"tok": small_tokenizer(tmp_path), "ids": ids, "text": ENGLISH}
+
+
+COMMANDS = {
+    "encode": lambda f: ["encode", f["tok"], f["text"]],
+    "decode": lambda f: ["decode", f["tok"], f["ids"]],
+    "inspect": lambda f: ["inspect", f["tok"], "--no-samples"],
+    "diff": lambda f: ["diff", f["tok"], f["tok"]],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_closed_stdout_is_one_line_not_a_traceback(command: str, files: dict[str, Path], tmp_path: Path) -> None:
+    result = _run_closed(">&-", *COMMANDS[command](files), cwd=tmp_path)
+    one_error_line(result.returncode, result.stdout, result.stderr, command, CLOSED)
+
+
+def test_train_needs_no_stdout(tmp_path: Path) -> None:
+    result = _run_closed(">&-", "train", ENGLISH, "--vocab-size", "270", "-o", tmp_path / "t.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "t.json").is_file() and "saved to" in result.stderr
+
+
+def test_with_stderr_closed_progress_does_not_reach_stdout(tmp_path: Path) -> None:
+    result = _run_closed("2>&-", "train", ENGLISH, "--vocab-size", "270", "-o", tmp_path / "t.json", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert (tmp_path / "t.json").is_file()
+
+
+def test_with_stderr_closed_an_error_still_exits_2(tmp_path: Path) -> None:
+    bad_line = _run_closed("2>&-", "train", ENGLISH, "--vocab-size", "lots", cwd=tmp_path)
+    bad_input = _run_closed("2>&-", "train", tmp_path / "missing.txt", "--vocab-size", "300", cwd=tmp_path)
+    assert (bad_line.returncode, bad_line.stdout) == (2, "")
+    assert (bad_input.returncode, bad_input.stdout) == (2, "")
+    assert os.listdir(tmp_path) == []
