@@ -23,6 +23,11 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
             raise SettingsError(f"special token {token!r} is empty or not a string; give non-empty strings")
         if not token.isascii() and any("\ud800" <= char <= "\udfff" for char in token):
             raise SettingsError(f"special token {token!r} holds a lone surrogate, which UTF-8 cannot encode; remove it")
+        if len(token) == 1 and token.isascii():  # its byte is token ord(token) already: one token, two ids
+            raise SettingsError(
+                f"special token {token!r} is a single byte, which is token {ord(token)} already; "
+                "give a longer one, such as '<|name|>'"
+            )
     seen = Counter(special_tokens)
     duplicates = [t for t, n in seen.items() if n > 1]
     if duplicates:

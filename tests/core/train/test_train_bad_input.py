@@ -144,6 +144,20 @@ def test_duplicate_special_tokens_are_refused(samples_dir: Path) -> None:
     assert "<|pad|>" in message and "twice" in message
 
 
+@pytest.mark.parametrize("token", ["a", " ", "\n", "\x00"])
+def test_a_one_byte_special_token_is_refused(samples_dir: Path, token: str) -> None:
+    """It would be its byte's token a second time: the saved file failed to load ("token 'a' has two ids")."""
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 300, [SPECIAL, token])
+    message = error_of(caught)
+    assert repr(token) in message and f"token {ord(token)} already" in message
+
+
+def test_a_one_character_special_token_of_several_bytes_still_trains(samples_dir: Path) -> None:
+    vocab, _ = train_bpe(samples_dir / "toy.txt", 300, ["é"])
+    assert list(vocab.values()).count("é".encode()) == 1
+
+
 @pytest.mark.parametrize("workers", [0, -2])
 def test_workers_below_one_is_refused(samples_dir, workers) -> None:
     with pytest.raises(SettingsError, match="at least 1"):
