@@ -43,7 +43,7 @@ from typing import Any
 from core.corpus.shards import is_url
 from core.errors import BPEError
 from core.fingerprint import fingerprint
-from core.input_files import os_problem, shown_path
+from core.input_files import check_regular_file, os_problem, shown_path
 from core.model import BPEModel
 
 SIDECAR_FORMAT = "bpe-tui ids sidecar 1"
@@ -194,14 +194,18 @@ def read_sidecar(ids: str | os.PathLike[str]) -> IdsSidecar:
     """
     path = sidecar_path(ids)
     shown = shown_path(path)
+    missing = SidecarError(
+        f"{shown_path(ids)} has no sidecar ({path.name} is missing), so nothing says which tokenizer "
+        "made it; export the ids again with bpe-tui export"
+    )
+    if not os.path.lexists(path):
+        raise missing
+    check_regular_file(path, SidecarError)  # a FIFO there would block the open below for ever
     try:
         with open(path, "rb") as handle:
             data = handle.read(SIDECAR_LIMIT + 1)
     except FileNotFoundError:
-        raise SidecarError(
-            f"{shown_path(ids)} has no sidecar ({path.name} is missing), so nothing says which tokenizer "
-            "made it; export the ids again with bpe-tui export"
-        ) from None
+        raise missing from None
     except OSError as problem:
         raise SidecarError(f"{shown}: {os_problem(problem)}") from None
     if len(data) > SIDECAR_LIMIT:

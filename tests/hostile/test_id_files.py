@@ -1,16 +1,20 @@
-"""Hostile ``.npy`` id files for ``decode`` and ``verify``: one line naming the file, never a traceback.
+"""Hostile ``.npy`` id files and sidecars for ``decode`` and ``verify``: one line naming the file, never a
+traceback or a hang.
 
 A structured array (``np.save`` of a record dtype: its header's ``descr`` is a list) and a header whose
-dict has an unhashable key (``{[1]: 2, ...}``) both ended in ``TypeError: unhashable type``.
+dict has an unhashable key (``{[1]: 2, ...}``) both ended in ``TypeError: unhashable type``; a FIFO as
+the sidecar hung both commands.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bpe_tui.cli import run_command
 from tests.hostile.hostile_cases import one_error_line, run_here, small_tokenizer
 
 
@@ -65,3 +69,36 @@ def test_verify_refuses_odd_npy_headers_in_one_line(
     assert code == 1 and out == "" and "Traceback" not in err, (code, out, err)
     assert err.splitlines() == [err.rstrip("\n")] and err.startswith("bpe-tui verify: error: ")
     assert ids.name in err and needle in err
+
+
+def _exported(folder: Path) -> Path:
+    corpus = folder / "corpus.txt"
+    corpus.write_text("low lower lowest newer newest\n" * 10)
+    ids = folder / "ids.npy"
+    assert run_command(["export", str(corpus), str(small_tokenizer(folder)), "-o", str(ids)]) == 0
+    return ids
+
+
+SIDECARS = {
+    "a FIFO": (lambda path: os.mkfifo(path), "is a named pipe (FIFO)"),
+    "/dev/zero": (lambda path: path.symlink_to("/dev/zero"), "is a character device"),
+}
+
+
+@pytest.mark.parametrize("kind", list(SIDECARS))
+def test_a_sidecar_that_is_no_regular_file_is_named_not_waited_on(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], deadline: None
+) -> None:
+    """A FIFO as ``IDS.npy.json`` blocked decode and verify for ever in the open of the sidecar."""
+    ids = _exported(tmp_path)
+    sidecar = tmp_path / "ids.npy.json"
+    sidecar.unlink()
+    make, needle = SIDECARS[kind]
+    make(sidecar)
+    capsys.readouterr()
+    code, out, err = run_here(capsys, "verify", ids, tmp_path / "tok.json")
+    assert code == 1 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert err.startswith("bpe-tui verify: error: ") and "ids.npy.json" in err and needle in err
+    code, out, err = run_here(capsys, "decode", tmp_path / "tok.json", ids)
+    assert code == 0 and out == "low lower lowest newer newest\n" * 10, (code, err)
+    assert err.startswith("bpe-tui decode: warning: ") and needle in err and err.count("\n") == 1
