@@ -7,6 +7,7 @@ ones (``KiB``, ``MiB``...) powers of 1,024, as disk and dataset sizes are usuall
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -44,7 +45,10 @@ def parse_size(text: str) -> CorpusSize:
     unit = match[2].lower() if match else ""
     if match is None or unit not in _UNITS:
         raise ValueError(f"{text!r:.40} is not a size; give a number and a unit, like 825GB, 1.5TB or 300MiB")
-    size = round(float(match[1]) * _UNITS[unit])
+    scaled = float(match[1]) * _UNITS[unit]
+    if not math.isfinite(scaled):  # hundreds of digits: round() would raise OverflowError
+        raise ValueError(f"{text!r:.40} is too large a size; give one like 825GB or 1.5TB")
+    size = round(scaled)
     if size <= 0:
         raise ValueError(f"{text!r:.40} is no size at all; give a size above 0, like 825GB")
     shown_unit = unit[0].upper() + unit[1:-1] + "B" if len(unit) > 1 else "B"

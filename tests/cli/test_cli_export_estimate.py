@@ -33,6 +33,13 @@ def test_what_is_not_a_size(text: str) -> None:
         parse_size(text)
 
 
+@pytest.mark.parametrize("digits", [309, 400])
+def test_a_size_of_hundreds_of_digits_is_too_large_not_an_overflow(digits: int) -> None:
+    """``--estimate 999...9TB`` ended in ``OverflowError: cannot convert float infinity to integer``."""
+    with pytest.raises(ValueError, match="too large a size"):
+        parse_size("9" * digits + "TB")
+
+
 def test_the_estimate_is_size_over_rate() -> None:
     # 825e9 bytes at 1 MiB/s: 786,781 s, 9.1 days; 300 MiB at 1 MiB/s: 5 minutes.
     assert estimate_line(2**20, parse_size("825GB")) == "825 GB would take 9.1 days at 1.0 MiB/s"
