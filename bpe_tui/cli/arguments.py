@@ -87,10 +87,25 @@ def special_token(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: '<\\xff>' is not valid UTF-8 text (byte 0xff); give special tokens as UTF-8 text
     """
+    return _utf8_text(text, "give special tokens as UTF-8 text")
+
+
+def utf8_text(text: str) -> str:
+    """A text to encode (a lens's ``--text``, ``--word``..., ``diff --text``): valid UTF-8, as any text encoded.
+
+    A byte that is not UTF-8 reaches Python as a lone surrogate, which no tokenizer can encode: one lens
+    failed on it with a traceback, the others quietly encoded U+FFFD in its place.
+
+    >>> utf8_text("a\\udcffb")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'a\\xffb' is not valid UTF-8 text (byte 0xff); give the text as UTF-8
+    """
+    return _utf8_text(text, "give the text as UTF-8")
+
+
+def _utf8_text(text: str, fix: str) -> str:
     bad = undecodable_byte(text)
-    problem = None if bad is None else (
-        f"'{shown_path(text)}' is not valid UTF-8 text (byte 0x{bad:02x}); give special tokens as UTF-8 text"
-    )
+    problem = None if bad is None else f"'{shown_path(text)}' is not valid UTF-8 text (byte 0x{bad:02x}); {fix}"
     return _utf8_argument(text, problem)
 
 

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.arguments import path_text, utf8_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.diff_report import report_lines
 from core.analysis.diff import corpus_word_counts, structural_diff
@@ -31,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("b", metavar="B", type=path_text, help="second tokenizer file (any format) or its folder")
     parser.add_argument("--corpus", metavar="FILE", type=path_text,
                         help="recount the pairs at the first divergence on this UTF-8 corpus (split as A splits)")
-    parser.add_argument("--text", metavar="S", help="also compare how A and B encode this text")
+    parser.add_argument("--text", metavar="S", type=utf8_text, help="also compare how A and B encode this text")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
 

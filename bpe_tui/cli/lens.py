@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.arguments import path_text, utf8_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.lenses.registry import LENSES, lens_named
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
@@ -79,7 +79,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             group.add_argument(flag, dest=option.name, metavar="N", type=_int_value, default=None, help=text)
         else:
             group.add_argument(flag, dest=option.name, metavar="PATH" if option.kind == "path" else "TEXT",
-                               type=path_text if option.kind == "path" else str, default=None, help=text)
+                               type=path_text if option.kind == "path" else utf8_text, default=None, help=text)
 
 
 def listing() -> str:

@@ -196,3 +196,23 @@ def test_valid_utf8_names_and_tokens_still_work(tmp_path: Path, capsys: pytest.C
                               "-o", tmp_path / "トークナイザ.json")
     assert code == 0, err
     assert load_tokenizer(tmp_path / "トークナイザ.json").special_tokens == ["<|終|>"]
+
+
+TEXT_ARGUMENTS: dict[str, list[str]] = {
+    "lens bytes --text": ["lens", "bytes", "{tok}", "--text"],
+    "lens slider --text": ["lens", "slider", "{tok}", "--text"],
+    "lens spelling --words": ["lens", "spelling", "{tok}", "--words"],
+    "lens replay --word": ["lens", "replay", "{tok}", "--word"],
+    "diff --text": ["diff", "{tok}", "{tok}", "--text"],
+}
+
+
+@pytest.mark.parametrize("argument", list(TEXT_ARGUMENTS))
+def test_a_text_argument_that_is_not_utf8_is_refused(
+    argument: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lens bytes --text $'a\\xffb'`` ended in a UnicodeEncodeError traceback; the other lenses and ``diff``
+    encoded U+FFFD in the byte's place without a word."""
+    argv = _filled(TEXT_ARGUMENTS[argument], files) + [f"a{UNDECODABLE}b"]
+    code, out, err = run_here(capsys, *argv)
+    one_error_line(code, out, err, argv[0], "'acaf\\xe9b' is not valid UTF-8 text (byte 0xe9)", "give the text as UTF-8")
