@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from core.errors import BPEError, SettingsError
+from core.limits import workers_problem
 from core.train.shard_reading import ShardCount, ShardJob, count_job
 
 LOCAL_PROCESSES = True
@@ -54,6 +55,9 @@ def parse_address(address: str, default_workers: int) -> tuple[str | None, int]:
         workers = int(local.group(1)) if local.group(1) else default_workers
         if workers < 1:
             raise SettingsError(f"--dask {address}: a local cluster needs at least 1 worker")
+        too_many = workers_problem(workers)  # local:99999999999 tried to start that many processes
+        if too_many is not None:
+            raise SettingsError(f"--dask {address}: {too_many}")
         return None, workers
     if _REMOTE.fullmatch(address) is not None:
         return address, 0

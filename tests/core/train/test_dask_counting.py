@@ -17,6 +17,7 @@ import pytest
 
 from core import reference
 from core.errors import BPEError, CorpusError, SettingsError
+from core.limits import max_workers
 from core.train import dask_counting
 from core.train.events import ShardsRead
 from core.train.run import TrainingRun, train_bpe
@@ -134,6 +135,14 @@ def test_without_dask_distributed_the_message_says_how_to_install(tmp_path: Path
 @pytest.mark.parametrize("address", ["10.0.0.5:8786", "local:0", "local:x", ""])
 def test_an_address_not_understood(tmp_path: Path, address: str) -> None:
     with pytest.raises(SettingsError, match="--dask"):
+        TrainingRun(make_corpus(tmp_path), 300, dask=address)
+
+
+@pytest.mark.parametrize("address", ["local:1000", "local:99999999999"])
+def test_a_local_cluster_has_the_ceiling_of_workers(tmp_path: Path, address: str) -> None:
+    """``local:99999999999`` was not refused: the run hung starting worker processes."""
+    with pytest.raises(SettingsError, match=rf"^--dask {address}: [\d,]+ processes are more than this machine can "
+                                            rf"use .*; give {max_workers()} or fewer$"):
         TrainingRun(make_corpus(tmp_path), 300, dask=address)
 
 
