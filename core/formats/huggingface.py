@@ -8,7 +8,8 @@ written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``toke
 
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
 (a normalizer, a prefix space, BPE dropout, ``ignore_merges``, byte fallback, subword prefixes, a
-non-byte-level vocab) is refused with the option named, rather than loaded and silently encoding
+non-byte-level vocab, an added token with ``lstrip``, ``rstrip`` or ``single_word``) is refused with the
+option named, rather than loaded and silently encoding
 differently. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
 change how the text itself is split.
 
@@ -232,6 +233,12 @@ def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
         raise TokenizerFileError(f"{path}: added_tokens[{index}] needs an integer 'id' and a string 'content'")
     if added["id"] < 0 or not added["content"]:
         raise TokenizerFileError(f"{path}: added_tokens[{index}] has a negative id or empty content")
+    for flag in ("lstrip", "rstrip", "single_word"):  # Hugging Face then matches it in other places, or with spaces
+        if added.get(flag):
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {added['content']!r} has {flag}={added[flag]!r}, which changes "
+                "encoding in a way bpe-tui does not reproduce; set it to false"
+            )
     return added["id"], added["content"]
 
 
