@@ -150,7 +150,30 @@ class _NoStderr(io.TextIOBase):
         return len(data)
 
 
+class _ClosedStdin(io.TextIOBase):
+    """Stands for a standard input that was closed when the process started (``<&-``): reading it, as
+    ``encode`` and ``decode`` do without a FILE, raises an OSError the dispatcher turns into its one line."""
+
+    def readable(self) -> bool:
+        return True
+
+    def _closed(self) -> OSError:
+        return OSError(errno.EBADF, "standard input is closed; give a FILE, or pipe the input in")
+
+    def read(self, size: int | None = -1) -> str:
+        raise self._closed()
+
+    def readline(self, size: int | None = -1) -> str:
+        raise self._closed()
+
+    @property
+    def buffer(self) -> io.BufferedIOBase:
+        raise self._closed()
+
+
 def _stand_ins_for_closed_streams() -> None:
+    if sys.stdin is None:
+        sys.stdin = _ClosedStdin()
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
     if sys.stderr is None:

@@ -1,10 +1,11 @@
-"""Commands started with stdout or stderr closed (``>&-``, ``2>&-``), where Python sets ``sys.stdout`` or
-``sys.stderr`` to None.
+"""Commands started with stdin, stdout or stderr closed (``<&-``, ``>&-``, ``2>&-``), where Python sets
+``sys.stdin``, ``sys.stdout`` or ``sys.stderr`` to None.
 
 ``encode``, ``decode``, ``inspect``, ``lens``, ``diff``, ``study`` and ``verify`` ended in ``AttributeError:
 'NoneType' object has no attribute 'write'`` with stdout closed; with stderr closed, ``train`` printed its
 progress on stdout (``print(file=None)`` is stdout) and a bad command line ended in the same
-AttributeError (status 1) instead of status 2.
+AttributeError (status 1) instead of status 2. ``encode`` and ``decode`` reading stdin (no FILE, or ``-``)
+with stdin closed ended in ``AttributeError: 'NoneType' object has no attribute 'buffer'``.
 """
 
 from __future__ import annotations
@@ -70,3 +71,18 @@ def test_with_stderr_closed_an_error_still_exits_2(tmp_path: Path) -> None:
     assert (bad_line.returncode, bad_line.stdout) == (2, "")
     assert (bad_input.returncode, bad_input.stdout) == (2, "")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv", [["encode", "{tok}"], ["encode", "{tok}", "-"], ["decode", "{tok}", "-o", "{out}"]],
+                         ids=["encode", "encode -", "decode -o"])
+def test_reading_a_closed_stdin_is_one_line(argv: list[str], files: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    filled = [part.format(tok=files["tok"], out=out) for part in argv]
+    result = _run_closed("<&-", *filled, cwd=tmp_path)
+    one_error_line(result.returncode, result.stdout, result.stderr, argv[0], "standard input is closed; give a FILE")
+    assert not out.exists()
+
+
+def test_a_closed_stdin_does_not_matter_with_a_file(files: dict[str, Path], tmp_path: Path) -> None:
+    result = _run_closed("<&-", "encode", files["tok"], files["ids"], "--count", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "") and result.stdout.strip().isdigit()
