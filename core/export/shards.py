@@ -141,6 +141,21 @@ def shard_output_names(corpus: Corpus) -> list[str]:
     return names
 
 
+def _distinct_output_names(corpus: Corpus) -> list[str]:
+    """:func:`shard_output_names`, refused when two shards would share one (``a.jsonl`` and ``a.jsonl.gz``):
+    the second array would replace the first."""
+    names = shard_output_names(corpus)
+    first: dict[str, str] = {}
+    for shard, name in zip(corpus.shards, names):
+        if name in first:
+            raise OutputError(
+                f"--per-shard: shards {shown_path(first[name])} and {shown_path(shard.path)} would both be saved "
+                f"as {shown_path(name)}; rename or move one of them, or export without --per-shard"
+            )
+        first[name] = shard.path
+    return names
+
+
 def export_shard_events(
     corpus: Corpus,
     tokenizer: BPEModel | Tokenizer,
@@ -290,11 +305,12 @@ def _per_shard(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
     corpus, target = export.corpus, export.target
     if os.path.lexists(target):
         raise OutputError(f"-o {shown_path(target)}: already exists; --per-shard writes a new folder, give one")
+    names = _distinct_output_names(corpus)
     total = corpus.total_bytes
     tokens = done = 0
     with atomic_directory(target) as folder:
         jobs = []
-        for shard, name in zip(corpus.shards, shard_output_names(corpus)):
+        for shard, name in zip(corpus.shards, names):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             jobs.append(ShardExportJob(shard, str(folder / name), export.options, export.dtype, export.separator, True))
         results: dict[int, ShardExported] = {}

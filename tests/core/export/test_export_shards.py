@@ -141,6 +141,18 @@ def test_per_shard_never_writes_into_an_existing_folder(tmp_path: Path, gpt2) ->
         list(export_shard_events(open_corpus(corpus), gpt2, corpus, per_shard=True))
 
 
+def test_per_shard_refuses_two_shards_that_would_share_an_array(tmp_path: Path, gpt2) -> None:
+    """``a.jsonl`` and ``a.jsonl.gz`` both became ``a.jsonl.npy``: one array (and sidecar) replaced the other,
+    and the command exited 0."""
+    corpus = tmp_path / "corpus"
+    write_shard(corpus, "a.jsonl", ["one document"])
+    write_shard(corpus, "a.jsonl.gz", ["another document"])
+    with pytest.raises(OutputError, match=r"--per-shard: shards .*a\.jsonl and .*a\.jsonl\.gz would both be saved "
+                                          r"as a\.jsonl\.npy; rename or move one of them"):
+        list(export_shard_events(open_corpus(corpus), gpt2, tmp_path / "out", per_shard=True))
+    assert sorted(os.listdir(tmp_path)) == ["corpus"]
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_bad_record_leaves_no_file(tmp_path: Path, gpt2, workers: int) -> None:
     corpus = make_corpus(tmp_path)
