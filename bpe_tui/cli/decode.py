@@ -39,6 +39,10 @@ TEXT_BLOCK = 1 << 20
 
 _SEPARATOR = re.compile(r"[\s,]+")
 
+LONGEST_ID = 100
+"""Characters a text id may have: far beyond any vocabulary, and short enough for ``int()`` (which refuses
+more than 4,300 digits) and for a run without separators not to be gathered block after block."""
+
 
 class IdsInputError(BPEError):
     """Text that should be ids holds something else, or an id is not in the tokenizer's vocabulary."""
@@ -92,9 +96,13 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
         words = _SEPARATOR.split(text)
         # The last word may go on in the next block, unless this was the end.
         pending = words.pop() if raw else ""
-        for word in words:
+        for word in words + ([pending] if len(pending) > LONGEST_ID else []):
             if not word:
                 continue
+            if len(word) > LONGEST_ID:
+                raise IdsInputError(f"{label}: the word at position {position:,} ({word[:20]!r}...) runs to "
+                                    f"{len(word):,} characters or more, too long for a token id; give whole "
+                                    "numbers separated by spaces or commas")
             if not word.isascii() or not word.isdigit():
                 raise IdsInputError(f"{label}: {word!r:.30} at position {position:,} is not a token id; give "
                                     "whole numbers separated by spaces or commas")

@@ -102,3 +102,15 @@ def test_a_sidecar_that_is_no_regular_file_is_named_not_waited_on(
     code, out, err = run_here(capsys, "decode", tmp_path / "tok.json", ids)
     assert code == 0 and out == "low lower lowest newer newest\n" * 10, (code, err)
     assert err.startswith("bpe-tui decode: warning: ") and needle in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("digits", [4_301, 3 * (1 << 20)], ids=["beyond int()'s limit", "a run over several blocks"])
+def test_a_text_id_of_thousands_of_digits_is_one_line(
+    digits: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """4,301 digits ended in ``ValueError: Exceeds the limit (4300 digits) for integer string conversion``;
+    millions of digits were gathered block after block (30 s for 50 MB) before failing the same way."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("104 " + "1" * digits + " 105\n")
+    code, out, err = run_here(capsys, "decode", small_tokenizer(tmp_path), ids)
+    one_error_line(code, out, err, "decode", "ids.txt: the word at position 1", "too long for a token id")
