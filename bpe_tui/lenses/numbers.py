@@ -14,11 +14,16 @@ from core.errors import SettingsError
 GRID_WIDTH = 50
 """Numbers per grid row: 0-999 is 20 rows of 50."""
 
+LONGEST_EXAMPLE = 1000
+"""Digits an example number may have: its split is shown on one line."""
+
 
 def compute(context: LensContext, options: Mapping[str, Any]) -> NumberTokens:
     words = options["numbers"].split()
     if not all(word.isascii() and word.isdigit() for word in words):
         raise SettingsError("give --numbers as whole numbers separated by spaces, e.g. --numbers '42 1987 31415'")
+    if any(len(word) > LONGEST_EXAMPLE for word in words):  # int() refuses more than 4,300 digits
+        raise SettingsError(f"give --numbers of at most {LONGEST_EXAMPLE} digits each, e.g. --numbers '42 1987 31415'")
     return number_tokens(context.tokenizer, examples=[int(word) for word in words])
 
 

@@ -107,7 +107,7 @@ def parse_windows(spec: str) -> tuple[int, ...]:
             raise SettingsError(f"context window {part!r} is not a number of tokens: type sizes like 128 1024 8k")
         number, unit = match.groups()
         size = float(number) * {"": 1, "k": 1024, "m": 1024 * 1024}[unit.lower()]
-        if size != int(size) or not 1 <= size <= MAX_WINDOW:
+        if not 1 <= size <= MAX_WINDOW or size != int(size):  # in range first: int(inf) raises OverflowError
             raise SettingsError(
                 f"context window {part!r} must be a whole number of tokens from 1 to {MAX_WINDOW:,}"
             )

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from core.errors import BPEError, SettingsError
-from core.limits import workers_problem
+from core.limits import max_workers, workers_problem
 from core.train.shard_reading import ShardCount, ShardJob, count_job
 
 LOCAL_PROCESSES = True
@@ -52,7 +52,13 @@ def parse_address(address: str, default_workers: int) -> tuple[str | None, int]:
     """
     local = _LOCAL.fullmatch(address)
     if local is not None:
-        workers = int(local.group(1)) if local.group(1) else default_workers
+        digits = local.group(1)
+        if digits is not None and len(digits) > 9:  # int() refuses 4,301 digits; no machine has a billion cores
+            shown = digits if len(digits) <= 12 else f"{digits[:12]}... ({len(digits):,} digits)"
+            raise SettingsError(
+                f"--dask local:{shown}: more processes than this machine can use; give {max_workers()} or fewer"
+            )
+        workers = int(digits) if digits else default_workers
         if workers < 1:
             raise SettingsError(f"--dask {address}: a local cluster needs at least 1 worker")
         too_many = workers_problem(workers)  # local:99999999999 tried to start that many processes

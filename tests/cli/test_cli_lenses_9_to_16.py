@@ -180,6 +180,7 @@ def test_delete_merge_rank_out_of_range_is_one_line(capsys: pytest.CaptureFixtur
     ("args", "needle"),
     [
         (("numbers", "--numbers", "abc"), "whole numbers separated by spaces"),
+        pytest.param(("numbers", "--numbers", "1" * 5000), "at most 1000 digits each", id="numbers-5000-digits"),
         (("case", "--word", ""), "one word without spaces"),
         (("spelling", "--words", ""), "at least one word"),
         (("embedding", "--d", "0"), "--d 0 is outside 64..16384"),

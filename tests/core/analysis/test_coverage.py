@@ -66,6 +66,7 @@ def test_parse_windows() -> None:
         ("1.001k 1", "'1.001k' must be"),
         ("20m", "'20m' must be"),
         ("1 2 3 4 5", "5 context windows given: at most 4"),
+        pytest.param("1" * 400, "must be a whole number of tokens", id="400 digits"),  # int(inf): OverflowError
     ],
 )
 def test_parse_windows_refuses_with_one_line(spec: str, message: str) -> None:

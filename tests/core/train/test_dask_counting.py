@@ -138,12 +138,19 @@ def test_an_address_not_understood(tmp_path: Path, address: str) -> None:
         TrainingRun(make_corpus(tmp_path), 300, dask=address)
 
 
-@pytest.mark.parametrize("address", ["local:1000", "local:99999999999"])
+@pytest.mark.parametrize("address", ["local:1000", "local:999999999"])
 def test_a_local_cluster_has_the_ceiling_of_workers(tmp_path: Path, address: str) -> None:
-    """``local:99999999999`` was not refused: the run hung starting worker processes."""
+    """``local:99999999999`` was not refused: the run hung starting worker processes (beyond 9 digits: below)."""
     with pytest.raises(SettingsError, match=rf"^--dask {address}: [\d,]+ processes are more than this machine can "
                                             rf"use .*; give {max_workers()} or fewer$"):
         TrainingRun(make_corpus(tmp_path), 300, dask=address)
+
+
+def test_a_local_cluster_of_thousands_of_digits_is_one_line(tmp_path: Path) -> None:
+    """``local:`` and 5,000 digits ended in int()'s ValueError (``Exceeds the limit (4300 digits)``)."""
+    with pytest.raises(SettingsError, match=r"^--dask local:111111111111\.\.\. \(5,000 digits\): more processes "
+                                            rf"than this machine can use; give {max_workers()} or fewer$"):
+        TrainingRun(make_corpus(tmp_path), 300, dask="local:" + "1" * 5000)
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
