@@ -42,8 +42,11 @@ def parse_sizes(text: str) -> list[int]:
     sizes = []
     for part in text.split(","):
         part = part.strip()
-        if not part.isdigit():
-            raise SettingsError(f"size {part!r} is not a whole number; give sizes like 300,500,1000")
+        if not part.isdecimal():  # "²" is a digit to isdigit(), not to int()
+            raise SettingsError(f"size {part!r:.40} is not a whole number; give sizes like 300,500,1000")
+        if len(part) > 9:  # int() refuses 4,301 digits; no vocabulary comes near a billion tokens
+            shown = part if len(part) <= 12 else f"{part[:12]}... ({len(part):,} digits)"
+            raise SettingsError(f"size {shown} is too large; give sizes like 300,500,1000")
         sizes.append(int(part))
     if len(set(sizes)) != len(sizes):
         raise SettingsError("a size is given twice; give each vocabulary size once")

@@ -8,7 +8,7 @@ import pytest
 from tests.data_paths import SAMPLES
 
 from core.analysis.coverage import context_coverage
-from core.analysis.study import SizeMeasured, SizeReached, StudyFinished, StudyRun, measure, prefix_model
+from core.analysis.study import SizeMeasured, SizeReached, StudyFinished, StudyRun, measure, parse_sizes, prefix_model
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
 from core.model import BPEModel
@@ -81,6 +81,16 @@ def test_japanese_bare_bytes_by_hand() -> None:
 def test_bad_sizes(sizes: list[int], needle: str) -> None:
     with pytest.raises(SettingsError, match=needle):
         StudyRun(CORPUS, sizes, {}, workers=1)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("300,²", "size '²' is not a whole number"),  # isdigit() takes it, int() does not: a ValueError in the app
+    ("1" * 5000, r"size 111111111111\.\.\. \(5,000 digits\) is too large"),  # int() refuses 4,301 digits
+], ids=["superscript", "5000 digits"])
+def test_sizes_typed_oddly_are_a_settings_error(text: str, needle: str) -> None:
+    with pytest.raises(SettingsError, match=needle):
+        parse_sizes(text)
+    assert parse_sizes("٣٠٠") == [300]  # decimal digits of other scripts are still numbers, as int() reads them
 
 
 def test_coverage_of_a_toy_tokenizer_by_hand() -> None:
