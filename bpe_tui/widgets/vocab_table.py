@@ -87,7 +87,8 @@ def filter_rows(rows: Sequence[VocabRow], query: str) -> list[int]:
     if not query:
         return list(range(len(rows)))
     needle = query.casefold()
-    wanted_id = int(query) if query.isdigit() else None
+    # isdecimal, not isdigit: "²" is a digit that int() refuses; int() also refuses 4,301 digits.
+    wanted_id = int(query) if query.isdecimal() and len(query) <= 9 else None
     wanted_bytes = bytes.fromhex(query) if _HEX_QUERY.fullmatch(query) else None
     wanted_byte = bytes.fromhex(query) if _HEX_BYTE.fullmatch(query) else None
     return [

@@ -42,6 +42,7 @@ def test_filter_rows_by_text_id_and_hex() -> None:
     assert filter_rows(rows, "260") == [260]
     assert filter_rows(rows, "zzz") == []
     assert len(filter_rows(rows, "")) == 261
+    assert filter_rows(rows, "²") == filter_rows(rows, "1" * 5000) == []  # were int()'s ValueError in the search box
 
 
 def test_node_labels_never_parse_markup() -> None:
