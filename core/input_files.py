@@ -74,6 +74,26 @@ def os_problem(error: OSError) -> str:
     return f"cannot be read ({error.strerror or error}); check the file"
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+"""How a UTF-16 file starts (little- and big-endian byte-order marks); UTF-32's begin the same way."""
+
+
+def nul_byte_problem(start: bytes) -> str:
+    """What a NUL byte in a text corpus that begins with ``start`` means, and what to do, for a one-line message.
+
+    Text in UTF-16 holds a NUL beside every ASCII character; called binary, its owner would look for
+    the wrong fix.
+
+    >>> nul_byte_problem(b"\\xff\\xfeh\\x00")
+    'it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)'
+    >>> nul_byte_problem(b"\\x7fELF")
+    'this looks like a binary file, give a text corpus'
+    """
+    if start[:2] in UTF16_BOMS:
+        return "it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
+    return "this looks like a binary file, give a text corpus"
+
+
 def file_kind(mode: int) -> str | None:
     """What a file that is not a regular file or a directory is, from its ``st_mode``; ``None`` otherwise.
 

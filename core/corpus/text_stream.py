@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from core.errors import CorpusError
+from core.input_files import nul_byte_problem
 from core.pretokenize.cuts import first_safe_cut, pattern_rule
 
 BLOCK_BYTES = 1 << 20
@@ -31,10 +32,8 @@ def decode_piece(data: bytes, shown: str, offset: int, errors: str, *, nul_allow
     if not nul_allowed:
         nul = data.find(b"\x00")
         if nul != -1:
-            raise CorpusError(
-                f"{shown}: NUL byte at byte offset {offset + nul} of the text; this looks like a binary file, "
-                "give a text corpus"
-            )
+            start = data[:2] if offset == 0 else b""  # pieces come in order: the first holds the file's start
+            raise CorpusError(f"{shown}: NUL byte at byte offset {offset + nul} of the text; {nul_byte_problem(start)}")
     try:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:

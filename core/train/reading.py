@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.errors import CorpusError
+from core.input_files import nul_byte_problem
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import split_documents
 
@@ -50,9 +51,8 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
     """Decode one chunk, naming the exact byte offset of a NUL byte or of invalid UTF-8."""
     nul = data.find(b"\x00")
     if nul != -1:
-        raise CorpusError(
-            f"{path}: NUL byte at byte offset {offset + nul}; this looks like a binary file, give a text corpus"
-        )
+        problem = nul_byte_problem(_file_start(path, data, offset))
+        raise CorpusError(f"{path}: NUL byte at byte offset {offset + nul}; {problem}")
     try:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
@@ -61,6 +61,17 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
             f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); "
             "fix the file, or train with errors 'replace' to read such bytes as U+FFFD"
         ) from None
+
+
+def _file_start(path: Path, data: bytes, offset: int) -> bytes:
+    """The first bytes of the file ``data`` (read at ``offset``) comes from, for a message."""
+    if offset == 0:
+        return data[:2]
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2)
+    except OSError:
+        return b""
 
 
 def read_text_file(path: str | os.PathLike[str]) -> str:

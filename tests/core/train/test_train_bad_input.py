@@ -6,6 +6,7 @@ exception type, that the message is a single line, and that it carries the detai
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -65,7 +66,24 @@ def test_binary_file_names_the_nul_byte_offset(tmp_path: Path) -> None:
         train_bpe(path, 300, [])
     message = error_of(caught)
     assert str(path) in message
-    assert "NUL" in message and "offset 8" in message
+    assert "NUL" in message and "offset 8" in message and "binary file" in message
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("size", ["small", "beyond one reading chunk"])
+def test_utf16_text_is_named_not_called_binary(tmp_path: Path, encoding: str, size: str) -> None:
+    """It was 'this looks like a binary file, give a text corpus': the wrong fix for text saved as UTF-16."""
+    path = tmp_path / "notes.txt"
+    text = "hello world " * (1 if size == "small" else PARALLEL_MIN_BYTES // 10)
+    bom = "\ufeff" if encoding == "utf-16-be" else ""  # Python's utf-16 writes its own mark; -be none
+    path.write_bytes((bom + text).encode(encoding))
+    packed = tmp_path / "notes.txt.gz"  # a text shard: read as a stream, not in chunks
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    for corpus in (path, packed):
+        with pytest.raises(CorpusError) as caught:
+            train_bpe(corpus, 300, [], workers=2)
+        message = error_of(caught)
+        assert "starts with a UTF-16 byte-order mark: convert it to UTF-8 first" in message
 
 
 @pytest.mark.parametrize("workers", [1, 2])
