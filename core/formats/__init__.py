@@ -41,6 +41,14 @@ _MAGIC = {b"\x89PNG": "a PNG image", b"\x1f\x8b": "gzip data", b"PK\x03\x04": "a
 _SNIFF_LINES = 20
 """How many lines of a text file decide between a rank file and merges.txt."""
 
+_WITHOUT_MERGES = {
+    "bpe-tui": "a bpe-tui JSON file",
+    "hf": "a Hugging Face tokenizer.json",
+    "tiktoken": "a tiktoken rank file",
+    "gpt2-merges": "a GPT-2 merges file itself (its vocab.json is found beside it)",
+}
+"""The kinds of file a merges file given with them would not be read for, as messages name them."""
+
 
 # ----------------------------------------------------------------------------------------------- loading
 
@@ -67,11 +75,17 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     [(b'a', b'b')]
     """
     source, folder_merges = _resolve_with_merges(Path(path))
+    given_merges = merges_path is not None
     if merges_path is None:
         merges_path = folder_merges
     if merges_path is not None:
         check_regular_file(merges_path, TokenizerFileError, fix="give a merges.txt file")
     kind, content = _sniff(source)
+    if given_merges and kind != "gpt2-vocab":  # it would go unused without a word
+        raise TokenizerFileError(
+            f"{source}: is {_WITHOUT_MERGES[kind]}, not a GPT-2 vocab.json, so the merges file given with it "
+            "would go unused; leave it out"
+        )
     if kind == "bpe-tui":
         return native.from_json(content, source)
     if kind == "hf":

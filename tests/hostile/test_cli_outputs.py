@@ -98,10 +98,14 @@ def test_the_gpt2_folder_given_as_both_input_and_output_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = _files(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    vocab_elsewhere = elsewhere / "vocab.json"  # its merges come from the output folder, by --merges
+    vocab_elsewhere.write_bytes(files["vocab"].read_bytes())
     before = digests(tmp_path)
     for argv in (["convert", files["gpt2"], files["gpt2"], "--to", "gpt2", "--force"],
                  ["convert", files["vocab"], files["vocab"], "--to", "gpt2", "--force"],
-                 ["convert", files["tok"], files["gpt2"], "--to", "gpt2", "--force", "--merges", files["merges"]]):
+                 ["convert", vocab_elsewhere, files["gpt2"], "--to", "gpt2", "--force", "--merges", files["merges"]]):
         code, out, err = run_here(capsys, *argv)
         one_error_line(code, out, err, "convert", "choose another output file")
     assert digests(tmp_path) == before

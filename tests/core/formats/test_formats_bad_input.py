@@ -237,6 +237,19 @@ def test_hf_features_we_cannot_reproduce(tmp_path: Path, edit, expected: str) ->
     assert expected in load_error(path)
 
 
+@pytest.mark.parametrize("fmt, kind", [("bpe-tui", "a bpe-tui JSON file"), ("hf", "a Hugging Face tokenizer.json"),
+                                       ("tiktoken", "a tiktoken rank file")])
+def test_a_merges_file_with_a_tokenizer_that_reads_none_is_refused(tmp_path: Path, fmt: str, kind: str) -> None:
+    """``encode tok.json --merges other.txt`` encoded with tok.json's own merges without a word."""
+    (tmp_path / "pair").mkdir()
+    merges = saved(tmp_path / "pair", "gpt2").parent / "merges.txt"
+    message = load_error(saved(tmp_path, fmt), merges_path=merges)
+    assert f"is {kind}, not a GPT-2 vocab.json, so the merges file given with it would go unused" in message
+    gpt2_merges = merges.parent / "merges.txt"
+    assert "is a GPT-2 merges file itself" in load_error(gpt2_merges, merges_path=gpt2_merges)
+    assert load_tokenizer(merges.parent / "vocab.json", merges_path=merges).merges == small_model().merges
+
+
 def test_vocab_json_without_merges(tmp_path: Path) -> None:
     vocab = saved(tmp_path, "gpt2")
     (vocab.parent / "merges.txt").unlink()
