@@ -25,6 +25,7 @@ from core.errors import SettingsError, TextNotTokenizerError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
 from core.formats.common import number_too_long, show_token
 from core.formats.folders import tokenizer_in_folder
+from core.formats.tiktoken_cache import reference_model, reference_of
 from core.input_files import check_regular_file
 from core.limits import check_utf8_path
 from core.model import BPEModel
@@ -91,6 +92,11 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     if kind == "hf":
         return huggingface.from_json(content, source)
     if kind == "tiktoken":
+        # A rank file holds no split pattern and no special tokens. OpenAI's published ones (cl100k_base,
+        # o200k_base) are known by their SHA-256 and get theirs; loaded with GPT-2's, they encoded otherwise.
+        reference = reference_of(content.encode("utf-8"))
+        if reference is not None:
+            return reference_model(reference, content, source)
         return tiktoken_ranks.from_text(content, source)
     if kind == "gpt2-vocab":
         merges = Path(merges_path) if merges_path is not None else gpt2.find_merges(source)

@@ -134,7 +134,22 @@ def load_reference(name: str, environ: Mapping[str, str] | None = None) -> BPEMo
             f"{path}: tiktoken's cached {name} does not have the published SHA-256; delete it and let tiktoken "
             "fetch it again"
         )
-    ranks = from_text(data.decode("ascii"), path)
+    return reference_model(reference, data.decode("ascii"), path)
+
+
+def reference_of(data: bytes) -> ReferenceEncoding | None:
+    """The reference encoding whose published rank file ``data`` is (told by its SHA-256), if any.
+
+    >>> reference_of(b"IQ== 0\\n") is None
+    True
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    return next((reference for reference in REFERENCE_ENCODINGS.values() if reference.sha256 == digest), None)
+
+
+def reference_model(reference: ReferenceEncoding, text: str, path: Path) -> BPEModel:
+    """``reference`` built from the text of its rank file (read from ``path``), with its pattern and specials."""
+    ranks = from_text(text, path)
     vocab = dict(ranks.vocab)
     for special, token_id in reference.special_tokens.items():
         vocab[token_id] = special.encode("utf-8")
@@ -146,4 +161,4 @@ def load_reference(name: str, environ: Mapping[str, str] | None = None) -> BPEMo
         special_tokens=list(reference.special_tokens),
         pattern=reference.pattern,
     )
-    return replace(model, name=name)
+    return replace(model, name=reference.name)

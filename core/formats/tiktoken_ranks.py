@@ -14,7 +14,9 @@ What a rank file does not hold:
   256}``); their ids stay free in the rank file, so the other ids do not move. Loading gives a model
   with no special tokens.
 * No split pattern: rank files load with GPT-2's pattern (tiktoken's ``r50k``/``gpt2``), and only
-  models using it can be saved. (``cl100k_base.tiktoken`` loads, but encodes as GPT-2's regex would.)
+  models using it can be saved. (OpenAI's published ``cl100k_base`` and ``o200k_base`` files are known
+  by their SHA-256 when loaded with :func:`core.formats.load_tokenizer`, and get their own pattern and
+  special tokens: :mod:`core.formats.tiktoken_cache`.)
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import tiktoken
 
 from core.errors import TokenizerFileError
 from core.encode.tokenizer import Tokenizer
-from core.formats import tiktoken_cache
+from core.formats import load_tokenizer, tiktoken_cache
 from core.formats.tiktoken_cache import (
     REFERENCE_ENCODINGS,
     cached_path,
@@ -28,6 +28,7 @@ from core.formats.tiktoken_cache import (
     load_reference,
     tiktoken_cache_dir,
 )
+from core.pretokenize.patterns import GPT2_PATTERN
 
 TEXTS = ["Hello world, it's 2026!", "  indented\n\tcode()  \n", "日本語のテキスト", "<|endoftext|>x<|fim_prefix|>"]
 
@@ -73,6 +74,23 @@ def test_a_cached_file_is_offered_and_encodes_as_tiktoken(tmp_path: Path, monkey
     ours = Tokenizer.from_model(model)
     for text in TEXTS:
         assert ours.encode(text) == encoding.encode(text, allowed_special="all"), text
+
+
+def test_the_published_rank_file_given_by_path_gets_its_pattern_and_specials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bpe-tui encode cl100k_base.tiktoken`` loaded it with GPT-2's pattern and no special tokens, and
+    encoded other ids than tiktoken's cl100k_base without a word."""
+    environ, ranks = fake_cache(tmp_path, monkeypatch)
+    copy = tmp_path / "copy" / "cl100k_base.tiktoken"
+    copy.parent.mkdir()
+    copy.write_bytes(cached_path("cl100k_base", environ).read_bytes())
+    model = load_tokenizer(copy)
+    reference = REFERENCE_ENCODINGS["cl100k_base"]
+    assert (model.name, model.pattern, model.special_tokens) == ("cl100k_base", reference.pattern, list(reference.special_tokens))
+    assert model == load_reference("cl100k_base", environ)
+    copy.write_bytes(copy.read_bytes() + b"\n")  # any other rank file: GPT-2's pattern, as before
+    assert load_tokenizer(copy).pattern == GPT2_PATTERN and load_tokenizer(copy).special_tokens == []
 
 
 def test_nothing_offered_without_the_file_or_with_caching_off(tmp_path: Path) -> None:
