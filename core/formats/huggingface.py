@@ -87,7 +87,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
             f"{path}: vocab token {stray[0]!r} is not in GPT-2's byte alphabet; only byte-level BPE is supported"
         )
     merges = _merges(model.get("merges"), path, char_base)
-    return checked_model(
+    checked = checked_model(
         path,
         vocab,
         merges,
@@ -98,6 +98,16 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         merges_label="model.merges",
         base=CHAR_BASE if char_base else BYTE_BASE,
     )
+    spelled_ids = model["vocab"]  # a dict: _vocab checked it
+    for index, added in enumerate(added_tokens or []):
+        spelled_id = spelled_ids.get(added["content"])
+        if spelled_id is not None and spelled_id != added["id"]:  # tokenizers takes the id model.vocab gives
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {added['content']!r} has id {added['id']}, but {added['content']!r} "
+                f"is model.vocab's spelling of token {spelled_id}, and tokenizers reads it as that token; give "
+                "them one id"
+            )
+    return checked
 
 
 def _is_character_level(pre_tokenizer: Any, decoder: Any) -> bool:
@@ -287,14 +297,18 @@ def to_json(model: BPEModel) -> dict[str, Any]:
     ]
     split = {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False}
     if model.base == CHAR_BASE:
+        vocab = _character_vocab(model)
+        _check_added_spellings(model, added, vocab)
         return _document(
             added,
             pre_tokenizer=split,
             decoder={"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]},
-            vocab=_character_vocab(model),
+            vocab=vocab,
             merges=[[left.decode("utf-8"), right.decode("utf-8")] for left, right in model.merges],
             byte_fallback=True,
         )
+    vocab = {encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())}
+    _check_added_spellings(model, added, vocab)
     return _document(
         added,
         pre_tokenizer={
@@ -305,10 +319,26 @@ def to_json(model: BPEModel) -> dict[str, Any]:
             ],
         },
         decoder={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        vocab={encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())},
+        vocab=vocab,
         merges=[f"{encode_bytes(left)} {encode_bytes(right)}" for left, right in model.merges],
         byte_fallback=False,
     )
+
+
+def _check_added_spellings(model: BPEModel, added: list[dict[str, Any]], vocab: dict[str, int]) -> None:
+    """Refuse a special token whose text is how ``model.vocab`` spells another token.
+
+    ``tokenizers`` gives an added token the id its text has in ``model.vocab``, if it has one: the special
+    token ``Ġ`` would become token 32 (the space, spelled ``Ġ`` in GPT-2's byte alphabet).
+    """
+    for entry in added:
+        other = vocab.get(entry["content"])
+        if other is not None and other != entry["id"]:
+            raise SettingsError(
+                f"cannot save {model.name or 'this tokenizer'} as tokenizer.json: special token "
+                f"{entry['content']!r} is how its vocab spells token {other}, and tokenizers would read it as "
+                "that token; save as bpe-tui instead"
+            )
 
 
 def _document(

@@ -250,6 +250,29 @@ def test_a_merges_file_with_a_tokenizer_that_reads_none_is_refused(tmp_path: Pat
     assert load_tokenizer(merges.parent / "vocab.json", merges_path=merges).merges == small_model().merges
 
 
+def test_an_added_token_spelled_as_another_vocab_token_is_refused(tmp_path: Path) -> None:
+    """``tokenizers`` gives an added token the id its text has in ``model.vocab``: ``Ġ`` (the space) would be
+    token 32, not the special token's own id."""
+    path = saved(tmp_path, "hf")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["added_tokens"].append(dict(data["added_tokens"][0], id=999, content="Ġ"))
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert "added_tokens[1] 'Ġ' has id 999, but 'Ġ' is model.vocab's spelling of token 32" in load_error(path)
+
+
+@pytest.mark.parametrize("special", ["Ġ", "Ā", "Ġthe"])
+def test_hf_save_refuses_a_special_token_spelled_as_another_token(tmp_path: Path, special: str) -> None:
+    """Saved, ``tokenizers`` encoded the special token ``Ġ`` as 32 (a space), ``Ā`` as 0 (byte 0x00)."""
+    base = small_model()
+    vocab = dict(base.vocab)
+    vocab[max(vocab) + 1] = special.encode("utf-8")
+    model = BPEModel(vocab, base.merges, special_tokens=[*base.special_tokens, special], pattern=base.pattern)
+    assert b" the" in vocab.values() or special != "Ġthe"
+    with pytest.raises(SettingsError, match=f"special token '{special}' is how its vocab spells token "):
+        save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")
+    assert not (tmp_path / "tokenizer.json").exists()
+
+
 def test_vocab_json_without_merges(tmp_path: Path) -> None:
     vocab = saved(tmp_path, "gpt2")
     (vocab.parent / "merges.txt").unlink()
