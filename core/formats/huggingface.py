@@ -70,10 +70,13 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     added_tokens = data.get("added_tokens")
     if added_tokens is not None and not isinstance(added_tokens, list):
         raise TokenizerFileError(f"{path}: 'added_tokens' must be an array of {{'id': ..., 'content': ...}} objects")
+    spelled_as = {token_id: spelled for spelled, token_id in model["vocab"].items()}  # a dict: _vocab checked it
     for index, added in enumerate(added_tokens or []):
         token_id, content = _added_token(added, index, path)
         existing = vocab.get(token_id)
-        if existing is not None and existing != utf8(content, path, f"added_tokens[{index}]"):
+        # model.vocab may hold an added token by its text (tokenizers' trainer does), not its bytes' spelling.
+        if existing is not None and existing != utf8(content, path, f"added_tokens[{index}]") \
+                and spelled_as.get(token_id) != content:
             raise TokenizerFileError(
                 f"{path}: added_tokens[{index}] {content!r} has id {token_id}, which the vocab gives to "
                 f"{encode_bytes(existing)!r}"
@@ -298,7 +301,6 @@ def to_json(model: BPEModel) -> dict[str, Any]:
     split = {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False}
     if model.base == CHAR_BASE:
         vocab = _character_vocab(model)
-        _check_added_spellings(model, added, vocab)
         return _document(
             added,
             pre_tokenizer=split,
@@ -307,8 +309,7 @@ def to_json(model: BPEModel) -> dict[str, Any]:
             merges=[[left.decode("utf-8"), right.decode("utf-8")] for left, right in model.merges],
             byte_fallback=True,
         )
-    vocab = {encode_bytes(token): token_id for token_id, token in sorted(model.vocab.items())}
-    _check_added_spellings(model, added, vocab)
+    vocab = _byte_level_vocab(model, ids)
     return _document(
         added,
         pre_tokenizer={
@@ -325,20 +326,30 @@ def to_json(model: BPEModel) -> dict[str, Any]:
     )
 
 
-def _check_added_spellings(model: BPEModel, added: list[dict[str, Any]], vocab: dict[str, int]) -> None:
-    """Refuse a special token whose text is how ``model.vocab`` spells another token.
+def _byte_level_vocab(model: BPEModel, ids: dict[bytes, int]) -> dict[str, int]:
+    """``model.vocab`` as tokenizer.json spells it: tokens in GPT-2's byte alphabet, special tokens as their text.
 
-    ``tokenizers`` gives an added token the id its text has in ``model.vocab``, if it has one: the special
-    token ``Ġ`` would become token 32 (the space, spelled ``Ġ`` in GPT-2's byte alphabet).
+    ``tokenizers`` finds an added token in ``model.vocab`` by its text and gives it the id found there: the
+    special token ``<|é|>`` spelled ``<|Ã©|>`` was given a new id, 268 for 257. A special token whose text
+    is how another token is spelled (``Ġ``, the space) would be read as that token, and is refused.
+
+    Raises:
+        SettingsError: a special token's text is the spelling of another token.
     """
-    for entry in added:
-        other = vocab.get(entry["content"])
-        if other is not None and other != entry["id"]:
+    specials = {ids[special.encode("utf-8")]: special for special in model.special_tokens}
+    vocab: dict[str, int] = {}
+    for token_id, token in sorted(model.vocab.items()):
+        spelled = specials.get(token_id) or encode_bytes(token)
+        other = vocab.get(spelled)
+        if other is not None:
+            special_id, other_id = (token_id, other) if token_id in specials else (other, token_id)
             raise SettingsError(
                 f"cannot save {model.name or 'this tokenizer'} as tokenizer.json: special token "
-                f"{entry['content']!r} is how its vocab spells token {other}, and tokenizers would read it as "
-                "that token; save as bpe-tui instead"
+                f"{specials[special_id]!r} is how its vocab spells token {other_id}, and tokenizers would read it "
+                "as that token; save as bpe-tui instead"
             )
+        vocab[spelled] = token_id
+    return vocab
 
 
 def _document(

@@ -137,3 +137,33 @@ def test_we_read_what_hf_trains(tmp_path: Path) -> None:
     ours = encoder(load_tokenizer(path))
     for text in TEXTS:
         assert ours.encode(text) == reference.encode(text, add_special_tokens=False).ids, text
+
+
+@pytest.mark.parametrize("specials", [("<|終|>",), ("<|é|>", "<|Ġ|>")], ids=["kanji", "in the byte alphabet"])
+def test_hf_reads_special_tokens_that_are_not_ascii(tmp_path: Path, specials: tuple[str, ...]) -> None:
+    """Spelled in GPT-2's byte alphabet in model.vocab (``<|Ã©|>``), tokenizers gave them new ids (268 for 257)."""
+    model = train_small(special_tokens=specials)
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    ours = encoder(model)
+    for text in [f"hello{specials[0]} world {specials[-1]}x", *TEXTS]:
+        assert hf_ids(path, text) == ours.encode(text), text
+    assert load_tokenizer(path).vocab == model.vocab
+
+
+def test_we_read_special_tokens_hf_trains_in_the_byte_alphabet(tmp_path: Path) -> None:
+    """tokenizers' trainer puts ``<|é|>`` in model.vocab as its text; read as GPT-2 spelling it was the bytes
+    ``<|\\xe9|>``, and the file was refused ('has id 0, which the vocab gives to ...')."""
+    from tokenizers import models, pre_tokenizers, trainers
+
+    from tests.core.formats.format_cases import TRAINING_TEXT
+
+    reference = tokenizers.Tokenizer(models.BPE())
+    reference.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|é|>", "<|終|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    reference.train_from_iterator([TRAINING_TEXT], trainer=trainer)
+    path = tmp_path / "trained.json"
+    reference.save(str(path))
+    ours = encoder(load_tokenizer(path))
+    for text in ["a<|é|>b <|終|> c", *TEXTS]:
+        assert ours.encode(text) == reference.encode(text, add_special_tokens=False).ids, text
