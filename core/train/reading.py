@@ -27,6 +27,10 @@ TARGET_CHUNK_BYTES = 1 << 20
 keeps each worker near 10 MiB whatever the corpus size."""
 
 
+_REPLACE_FIX = "fix the file, or train with errors 'replace' to read such bytes as U+FFFD"
+"""What to do about invalid UTF-8 in a corpus a run reads (``train --errors``, the corpus form's errors)."""
+
+
 def check_corpus_path(path: str | os.PathLike[str]) -> Path:
     """Return ``path`` as a Path if it is a readable regular file; otherwise raise a one-line CorpusError.
 
@@ -47,8 +51,8 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
-    """Decode one chunk, naming the exact byte offset of a NUL byte or of invalid UTF-8."""
+def decode_chunk(data: bytes, path: Path, offset: int, errors: str, *, fix: str = _REPLACE_FIX) -> str:
+    """Decode one chunk, naming the exact byte offset of a NUL byte or of invalid UTF-8 (then saying ``fix``)."""
     nul = data.find(b"\x00")
     if nul != -1:
         problem = nul_byte_problem(_file_start(path, data, offset))
@@ -58,8 +62,7 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str) -> str:
     except UnicodeDecodeError as error:
         bad = data[error.start]
         raise CorpusError(
-            f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); "
-            "fix the file, or train with errors 'replace' to read such bytes as U+FFFD"
+            f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); {fix}"
         ) from None
 
 
@@ -81,7 +84,8 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
         CorpusError: one line naming the file and the problem (and the byte offset where it is).
     """
     checked = check_corpus_path(path)
-    return decode_chunk(checked.read_bytes(), checked, 0, "strict")
+    # Its readers (diff --corpus, study's evaluation texts) have no errors setting to suggest.
+    return decode_chunk(checked.read_bytes(), checked, 0, "strict", fix="fix the file: it must be UTF-8 text")
 
 
 def count_pretokens(text: str, special_tokens: list[str], pattern: str, counts: Counter[str] | None = None) -> Counter[str]:

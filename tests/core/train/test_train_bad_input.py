@@ -14,6 +14,7 @@ import pytest
 
 from core import reference
 from core.errors import BPEError, CorpusError, SettingsError
+from core.train.reading import read_text_file
 from core.train.reading_stage import PARALLEL_MIN_BYTES
 from core.train.run import TrainingRun, train_bpe
 
@@ -106,7 +107,16 @@ def test_invalid_utf8_names_the_byte_offset(tmp_path: Path) -> None:
     with pytest.raises(CorpusError) as caught:
         train_bpe(path, 300, [])
     message = error_of(caught)
-    assert str(path) in message and f"offset {offset}" in message
+    assert str(path) in message and f"offset {offset}" in message and "errors 'replace'" in message
+
+
+def test_a_text_read_whole_does_not_suggest_an_errors_setting(tmp_path: Path) -> None:
+    """``diff --corpus`` and ``study --eval`` said 'train with errors 'replace'', which neither has."""
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"cr\xe8me")
+    with pytest.raises(CorpusError) as caught:
+        read_text_file(path)
+    assert error_of(caught).endswith("offset 2 (byte 0xe8); fix the file: it must be UTF-8 text")
 
 
 def test_truncated_utf8_at_the_end_names_its_offset(tmp_path: Path) -> None:
