@@ -7,10 +7,11 @@ without a token becomes its bytes, as here), and a ``ByteFallback`` + ``Fuse`` d
 written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``tokenizers`` 0.20 and later).
 
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
-(a normalizer, a prefix space, BPE dropout, ``ignore_merges``, byte fallback, subword prefixes, a
-non-byte-level vocab, an added token with ``lstrip``, ``rstrip`` or ``single_word``) is refused with the
-option named, rather than loaded and silently encoding
-differently. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
+(a normalizer, a prefix space, BPE dropout, byte fallback, subword prefixes, a non-byte-level vocab, an
+added token with ``lstrip``, ``rstrip`` or ``single_word``) is refused with the option named, rather than
+loaded and silently encoding differently. ``ignore_merges`` (Llama 3 sets it) is accepted when it changes
+nothing: when merging each token's own bytes gives that token back. Post-processors (BOS/EOS templates) are
+ignored: they add ids around the text and do not
 change how the text itself is split.
 
 Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
@@ -28,7 +29,8 @@ from typing import Any
 
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
-from core.formats.common import checked_model, utf8
+from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
+from core.formats.common import checked_model, show_token, utf8
 from core.atomic import atomic_write_text
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -90,7 +92,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
             f"{path}: vocab token {stray[0]!r} is not in GPT-2's byte alphabet; only byte-level BPE is supported"
         )
     merges = _merges(model.get("merges"), path, char_base)
-    checked = checked_model(
+    loaded = checked_model(
         path,
         vocab,
         merges,
@@ -110,7 +112,34 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
                 f"is model.vocab's spelling of token {spelled_id}, and tokenizers reads it as that token; give "
                 "them one id"
             )
-    return checked
+    if model.get("ignore_merges"):
+        _check_merges_make_whole_tokens(loaded, path)
+    return loaded
+
+
+def _check_merges_make_whole_tokens(model: BPEModel, path: Path) -> None:
+    """Refuse ``ignore_merges`` unless it changes nothing: merging each token's own bytes must give that token.
+
+    With ``ignore_merges`` Hugging Face emits a pre-token that is in the vocab as that one token, without
+    merging. Our BPE merges every pre-token, which gives the same id exactly when the merges rebuild every
+    token from its bytes (true of vocabs converted from tiktoken ranks, such as Llama 3's).
+    """
+    ids = {token: token_id for token_id, token in model.vocab.items()}
+    pair_ranks = {(ids[left], ids[right]): rank for rank, (left, right) in enumerate(model.merges)}
+    merged_ids = [ids[left + right] for left, right in model.merges]
+    specials = {special.encode("utf-8") for special in model.special_tokens}
+    for token, token_id in ids.items():
+        if len(token) < 2 or token in specials:
+            continue
+        start = [ids[token[i : i + 1]] for i in range(len(token))]
+        merge = merge_small if len(start) <= SMALL_LIMIT else merge_heap
+        parts = merge(start, pair_ranks, merged_ids)
+        if parts != [token_id]:
+            raise TokenizerFileError(
+                f"{path}: model option ignore_merges=true emits token {show_token(token)} (id {token_id}) whole, "
+                f"where its merges make {len(parts)} tokens; bpe-tui always merges, so it would encode differently: "
+                "only tokenizers whose merges rebuild every token are supported"
+            )
 
 
 def _is_character_level(pre_tokenizer: Any, decoder: Any) -> bool:
@@ -157,7 +186,7 @@ def _refuse_options(model: dict[str, Any], path: Path, char_base: bool = False) 
         "continuing_subword_prefix": lambda v: bool(v),
         "end_of_word_suffix": lambda v: bool(v),
         "byte_fallback": lambda v: bool(v) and not char_base,
-        "ignore_merges": lambda v: bool(v),
+        "ignore_merges": lambda v: bool(v) and char_base,
     }
     for option, is_set in refused.items():
         if is_set(model.get(option)):

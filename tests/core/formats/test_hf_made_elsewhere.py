@@ -1,0 +1,80 @@
+"""``tokenizer.json`` files that Hugging Face ``tokenizers`` itself trains and saves load exactly, or are refused.
+
+Each test builds its file at test time with the real library, then either compares our ids with
+``Tokenizer.from_file(...).encode(text, add_special_tokens=False).ids`` on :data:`TEXTS`, or checks that
+loading fails with one line naming what bpe-tui does not reproduce.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.core.formats.format_cases import SPECIAL, TEXTS, TRAINING_TEXT, encoder
+
+from core.errors import TokenizerFileError
+from core.formats import load_tokenizer
+from core.formats.byte_alphabet import encode_bytes
+
+tokenizers = pytest.importorskip("tokenizers", reason="the tests compare with Hugging Face tokenizers")
+
+
+def hf_trained(tmp_path: Path, *, model_options: dict[str, Any] | None = None, vocab_size: int = 400):
+    """A byte-level BPE trained by ``tokenizers`` on :data:`TRAINING_TEXT` with ``<|endoftext|>``, and its saved path."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    reference = tokenizers.Tokenizer(models.BPE(**(model_options or {})))
+    reference.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    reference.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[SPECIAL],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    reference.train_from_iterator([TRAINING_TEXT], trainer=trainer)
+    path = tmp_path / "tokenizer.json"
+    reference.save(str(path))
+    return reference, path
+
+
+def assert_same_ids(reference, path: Path, texts: list[str] = TEXTS) -> None:
+    ours = encoder(load_tokenizer(path))
+    for text in texts:
+        assert ours.encode(text) == reference.encode(text, add_special_tokens=False).ids, text
+
+
+def load_error(path: Path) -> str:
+    with pytest.raises(TokenizerFileError) as caught:
+        load_tokenizer(path)
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message
+    return message
+
+
+def test_ignore_merges_that_changes_nothing_loads_exactly(tmp_path: Path) -> None:
+    """``ignore_merges=true`` (as Llama 3 sets it) emits a pre-token found in the vocab whole; when the merges
+    rebuild every token from its bytes, that is what merging gives too, so the file loads."""
+    reference, path = hf_trained(tmp_path, model_options={"ignore_merges": True})
+    assert json.loads(path.read_text(encoding="utf-8"))["model"]["ignore_merges"] is True
+    assert_same_ids(reference, path)
+
+
+def test_ignore_merges_that_would_change_ids_is_refused(tmp_path: Path) -> None:
+    """Merging ``abc`` by these ranks gives ``a`` + ``bc``; ``ignore_merges`` gives ``abc`` whole."""
+    vocab = {encode_bytes(bytes([byte])): byte for byte in range(256)} | {"bc": 256, "ab": 257, "abc": 258}
+    model = {"type": "BPE", "ignore_merges": True, "vocab": vocab, "merges": [["b", "c"], ["a", "b"], ["ab", "c"]]}
+    data = {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": model,
+    }
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert tokenizers.Tokenizer.from_file(str(path)).encode("abc").ids == [258]
+    assert "ignore_merges=true emits token 'abc' (id 258) whole" in load_error(path)
