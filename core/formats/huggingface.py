@@ -15,7 +15,9 @@ ignored: they add ids around the text and do not
 change how the text itself is split.
 
 Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
-in the text before pre-tokenisation and never splits them, which is what a special token does here.
+in the text before pre-tokenisation and never splits them, which is what a special token does here. An
+added token with ``lstrip``, ``rstrip`` or ``single_word`` (RoBERTa's ``<mask>``) is refused: Hugging Face
+would give `` <mask>`` one id, where a special token leaves the space before it to BPE.
 
 We write merges as ``"left right"`` strings, the spelling every ``tokenizers`` version reads, and read
 both that and the ``["left", "right"]`` pairs newer versions write.
@@ -270,17 +272,25 @@ def _vocab(data: Any, path: Path, char_base: bool = False) -> tuple[dict[int, by
     return vocab, unspelled
 
 
+_MATCHING_OPTIONS = {
+    "lstrip": "it takes in the whitespace before it",
+    "rstrip": "it takes in the whitespace after it",
+    "single_word": "it matches only outside words",
+}
+"""Options of an added token that change where Hugging Face finds it in the text, and what each does."""
+
+
 def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
     if not isinstance(added, dict) or type(added.get("id")) is not int or not isinstance(added.get("content"), str):
         raise TokenizerFileError(f"{path}: added_tokens[{index}] needs an integer 'id' and a string 'content'")
     if added["id"] < 0 or not added["content"]:
         raise TokenizerFileError(f"{path}: added_tokens[{index}] has a negative id or empty content")
-    for flag in ("lstrip", "rstrip", "single_word"):  # Hugging Face then matches it in other places, or with spaces
-        if added.get(flag):
-            raise TokenizerFileError(
-                f"{path}: added_tokens[{index}] {added['content']!r} has {flag}={added[flag]!r}, which changes "
-                "encoding in a way bpe-tui does not reproduce; set it to false"
-            )
+    matching = [option for option in _MATCHING_OPTIONS if added.get(option)]
+    if matching:
+        raise TokenizerFileError(
+            f"{path}: added_tokens[{index}] {added['content'][:40]!r} has {matching[0]}=true ({_MATCHING_OPTIONS[matching[0]]}), "
+            f"which bpe-tui does not reproduce; set it to false to load the token as a plain special token"
+        )
     return added["id"], added["content"]
 
 

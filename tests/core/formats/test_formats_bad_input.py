@@ -222,9 +222,9 @@ def test_native_newer_version(tmp_path: Path) -> None:
         (lambda d: d.update(pre_tokenizer={"type": "ByteLevel", "add_prefix_space": True}), "add_prefix_space"),
         (lambda d: d["model"]["vocab"].update({"▁word": 9999}), "not in GPT-2's byte alphabet"),
         # Hugging Face then takes the spaces beside the token into it, or matches it only as a whole word:
-        (lambda d: d["added_tokens"][0].update(lstrip=True), "added_tokens[0] '<|endoftext|>' has lstrip=True"),
-        (lambda d: d["added_tokens"][0].update(rstrip=True), "has rstrip=True"),
-        (lambda d: d["added_tokens"][0].update(single_word=True), "has single_word=True"),
+        (lambda d: d["added_tokens"][0].update(lstrip=True), "added_tokens[0] '<|endoftext|>' has lstrip=true"),
+        (lambda d: d["added_tokens"][0].update(rstrip=True), "has rstrip=true"),
+        (lambda d: d["added_tokens"][0].update(single_word=True), "has single_word=true"),
     ],
     ids=["wordpiece", "normalizer", "byte-fallback", "whitespace", "prefix-space", "sentencepiece-vocab",
          "added-lstrip", "added-rstrip", "added-single-word"],

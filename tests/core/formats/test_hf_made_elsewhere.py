@@ -78,3 +78,30 @@ def test_ignore_merges_that_would_change_ids_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     assert tokenizers.Tokenizer.from_file(str(path)).encode("abc").ids == [258]
     assert "ignore_merges=true emits token 'abc' (id 258) whole" in load_error(path)
+
+
+@pytest.mark.parametrize("option", ["lstrip", "rstrip", "single_word"])
+def test_added_token_that_takes_in_whitespace_or_needs_a_word_boundary_is_refused(tmp_path: Path, option: str) -> None:
+    """RoBERTa's ``<mask>`` has ``lstrip``: `` <mask>`` is one id there, a space and ``<mask>`` as a plain special."""
+    from tokenizers import AddedToken
+
+    reference, path = hf_trained(tmp_path)
+    reference.add_special_tokens([AddedToken("<mask>", special=True, **{option: True})])
+    reference.save(str(path))
+    assert f"added_tokens[1] '<mask>' has {option}=true" in load_error(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["added_tokens"][1][option] = False
+    path.write_text(json.dumps(data), encoding="utf-8")
+    text = {"lstrip": "a <mask> b", "rstrip": "a <mask> b", "single_word": "a<mask>b"}[option]
+    assert encoder(load_tokenizer(path)).encode(text) != reference.encode(text).ids  # what loading it would get wrong
+
+
+def test_added_tokens_without_matching_options_load_exactly(tmp_path: Path) -> None:
+    """Special and plain added tokens, ``normalized`` or not, are found where Hugging Face finds them."""
+    from tokenizers import AddedToken
+
+    reference, path = hf_trained(tmp_path)
+    reference.add_special_tokens([AddedToken("<mask>", special=True, normalized=False)])
+    reference.add_tokens([AddedToken("hello", normalized=True), AddedToken("wörld", normalized=False), "hell"])
+    reference.save(str(path))
+    assert_same_ids(reference, path, TEXTS + ["a <mask>b<mask> hello, hellohello hell wörld"])
