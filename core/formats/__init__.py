@@ -231,6 +231,7 @@ def _refuse_text_early(path: Path) -> None:
         text = head.decode("utf-8")
     except UnicodeDecodeError:
         return
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark, as decode_text drops it
     stripped = text.lstrip()
     if stripped and stripped[0] not in "{[":
         _sniff_lines(text, path)

@@ -229,7 +229,7 @@ def _alphabet_bytes(spelled: str) -> bytes:
 
 def _read_text(path: str | os.PathLike[str]) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # a byte order mark is not a token
     except FileNotFoundError:
         raise TokenizerFileError(f"{path}: file not found; check the path") from None
     except IsADirectoryError:

@@ -118,3 +118,36 @@ def test_from_files_raises_the_same_errors(tmp_path) -> None:
     vocab_path, merges_path = write(tmp_path, BASIC_VOCAB, "a b\nb Ġ\n")
     with pytest.raises(TokenizerFileError, match="merges.txt: line 2"):
         Tokenizer.from_files(vocab_path, merges_path)
+
+
+@pytest.mark.parametrize("variant", ["as saved", "byte order marks", "CRLF", "trailing blank lines", "no #version"])
+def test_pair_saved_by_hugging_face_loads_in_every_spelling(tmp_path, variant: str) -> None:
+    """``vocab.json`` + ``merges.txt`` from ``tokenizers``' ``save_model``, as editors may leave them, encode as it does."""
+    tokenizers = pytest.importorskip("tokenizers", reason="the pair is made by Hugging Face tokenizers")
+    from tests.core.formats.format_cases import SPECIAL, TEXTS, TRAINING_TEXT
+
+    from core.formats import load_tokenizer
+
+    trained = tokenizers.ByteLevelBPETokenizer()
+    trained.train_from_iterator([TRAINING_TEXT], vocab_size=400, special_tokens=[SPECIAL], show_progress=False)
+    saved, edited = tmp_path / "saved", tmp_path / "edited"
+    saved.mkdir()
+    edited.mkdir()
+    trained.save_model(str(saved))
+    assert (saved / "merges.txt").read_bytes().startswith(b"#version")
+    edit = {
+        "as saved": lambda data: data,
+        "byte order marks": lambda data: b"\xef\xbb\xbf" + data,
+        "CRLF": lambda data: data.replace(b"\n", b"\r\n"),
+        "trailing blank lines": lambda data: data + b"\n\n\n",
+        "no #version": lambda data: data.split(b"\n", 1)[1] if data.startswith(b"#version") else data,
+    }[variant]
+    for name in ("vocab.json", "merges.txt"):
+        (edited / name).write_bytes(edit((saved / name).read_bytes()))
+    reference = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(saved / "vocab.json"), str(saved / "merges.txt")))
+    reference.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    reference.add_special_tokens([SPECIAL])
+    for path in (edited / "vocab.json", edited / "merges.txt", edited):
+        ours = Tokenizer.from_model(load_tokenizer(path))
+        for text in TEXTS:
+            assert ours.encode(text) == reference.encode(text).ids, (path.name, text)

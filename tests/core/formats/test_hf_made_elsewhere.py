@@ -105,3 +105,10 @@ def test_added_tokens_without_matching_options_load_exactly(tmp_path: Path) -> N
     reference.add_tokens([AddedToken("hello", normalized=True), AddedToken("wörld", normalized=False), "hell"])
     reference.save(str(path))
     assert_same_ids(reference, path, TEXTS + ["a <mask>b<mask> hello, hellohello hell wörld"])
+
+
+def test_tokenizer_json_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    """An editor may save the file with a UTF-8 byte order mark; it is no part of the JSON."""
+    reference, path = hf_trained(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert_same_ids(reference, path)
