@@ -74,18 +74,21 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     added_tokens = data.get("added_tokens")
     if added_tokens is not None and not isinstance(added_tokens, list):
         raise TokenizerFileError(f"{path}: 'added_tokens' must be an array of {{'id': ..., 'content': ...}} objects")
-    spelled_as = {token_id: spelled for spelled, token_id in model["vocab"].items()}  # a dict: _vocab checked it
+    # An added token's entry in model.vocab spells its text as is, which may hold characters of the byte
+    # alphabet ('<é>' read as b"<\xe9>"): the text is what Hugging Face matches, so it replaces that reading.
+    respelled: dict[bytes, str] = {}
     for index, added in enumerate(added_tokens or []):
         token_id, content = _added_token(added, index, path)
         existing = vocab.get(token_id)
-        # model.vocab may hold an added token by its text (tokenizers' trainer does), not its bytes' spelling.
-        if existing is not None and existing != utf8(content, path, f"added_tokens[{index}]") \
-                and spelled_as.get(token_id) != content:
-            raise TokenizerFileError(
-                f"{path}: added_tokens[{index}] {content!r} has id {token_id}, which the vocab gives to "
-                f"{encode_bytes(existing)!r}"
-            )
-        vocab[token_id] = utf8(content, path, f"added_tokens[{index}]")
+        text = utf8(content, path, f"added_tokens[{index}]")
+        if existing is not None and existing != text:
+            if model["vocab"].get(content) != token_id:
+                raise TokenizerFileError(
+                    f"{path}: added_tokens[{index}] {content!r} has id {token_id}, which the vocab gives to "
+                    f"{encode_bytes(existing)!r}"
+                )
+            respelled[existing] = content
+        vocab[token_id] = text
         if content not in specials:
             specials.append(content)
     stray = [token for token in unspelled if token not in specials]
@@ -94,6 +97,13 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
             f"{path}: vocab token {stray[0]!r} is not in GPT-2's byte alphabet; only byte-level BPE is supported"
         )
     merges = _merges(model.get("merges"), path, char_base)
+    for left, right in merges:
+        if left + right in respelled:
+            content = respelled[left + right]
+            raise TokenizerFileError(
+                f"{path}: added token {content!r} is also the vocab token that merge {encode_bytes(left)!r} + "
+                f"{encode_bytes(right)!r} makes ({left + right!r:.40}); bpe-tui gives each text one token: rename one"
+            )
     loaded = checked_model(
         path,
         vocab,

@@ -112,3 +112,33 @@ def test_tokenizer_json_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     reference, path = hf_trained(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert_same_ids(reference, path)
+
+
+def test_trained_special_tokens_spelled_with_latin_letters_load_exactly(tmp_path: Path) -> None:
+    """``<é>`` and ``ĠX`` in model.vocab are special tokens' text, not GPT-2's byte alphabet (``é`` is byte 0xE9)."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    reference = tokenizers.Tokenizer(models.BPE())
+    reference.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    reference.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<é>", "<|ŋ|>", "ĠX"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    reference.train_from_iterator([TRAINING_TEXT], trainer=trainer)
+    path = tmp_path / "tokenizer.json"
+    reference.save(str(path))
+    assert json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]["<é>"] == 0
+    assert_same_ids(reference, path, TEXTS + ["a<é>b <|ŋ|> ĠX X café"])
+
+
+def test_added_token_that_is_also_a_merged_token_is_refused(tmp_path: Path) -> None:
+    """``add_tokens(["Ġthe"])`` reuses the id of the merged token `` the``: one id for two texts."""
+    reference, path = hf_trained(tmp_path)
+    the = reference.token_to_id("Ġthe")
+    reference.add_tokens(["Ġthe"])
+    reference.save(str(path))
+    assert json.loads(path.read_text(encoding="utf-8"))["added_tokens"][1]["id"] == the
+    assert "added token 'Ġthe' is also the vocab token that merge" in load_error(path)
