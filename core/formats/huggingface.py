@@ -33,6 +33,7 @@ from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
 from core.formats.common import checked_model, show_token, utf8
+from core.formats.onig_regex import python_pattern
 from core.atomic import atomic_write_text
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -227,7 +228,7 @@ def _split_pattern(split: dict[str, Any], path: Path) -> str:
             f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
             "is not supported; only Isolated without invert"
         )
-    return regex_source
+    return python_pattern(regex_source, f"{path}: Split pattern {regex_source!r:.60}")
 
 
 def _pattern(pre_tokenizer: Any, path: Path) -> str:

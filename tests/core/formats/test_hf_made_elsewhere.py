@@ -142,3 +142,51 @@ def test_added_token_that_is_also_a_merged_token_is_refused(tmp_path: Path) -> N
     reference.save(str(path))
     assert json.loads(path.read_text(encoding="utf-8"))["added_tokens"][1]["id"] == the
     assert "added token 'Ġthe' is also the vocab token that merge" in load_error(path)
+
+
+def hf_split(tmp_path: Path, pattern: str):
+    """A BPE trained by ``tokenizers`` behind ``Split(pattern)`` + ``ByteLevel(use_regex=False)``, and its path.
+
+    It trains on :data:`LINE_TEXTS` too, so that pieces split differently are also encoded differently."""
+    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+    reference = tokenizers.Tokenizer(models.BPE())
+    reference.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(pattern), "isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    )
+    reference.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=350, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    reference.train_from_iterator([TRAINING_TEXT, *LINE_TEXTS * 3], trainer=trainer)
+    path = tmp_path / "tokenizer.json"
+    reference.save(str(path))
+    return reference, path
+
+
+LINE_TEXTS = ["windows lines\nlines  \nlines\n", "ab\ncd\n", "the dog\n the cat  \n\n", "x  \ny  ", "cafe F00D 1a2b\n", "end\n\n"]
+"""Texts whose split depends on how a pattern's anchors and ``\\h`` are read (trained on too, so it shows in ids)."""
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"[a-z]+$|\s+|.",  # $ ends every line in Oniguruma
+        r"^ ?[a-z]+|\s+|.",  # ^ starts every line
+        r"[a-z]+\Z|\s+|.",  # \Z is also before a final newline
+        r"\h+|\s+|.",  # \h is a hexadecimal digit
+        r"[\h ]+|\s+|.",
+        # cl100k's pattern: its \s++$ means the same in both engines, and stays as written
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+    ],
+)
+def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: str) -> None:
+    reference, path = hf_split(tmp_path, pattern)
+    assert_same_ids(reference, path, TEXTS + LINE_TEXTS)
+
+
+@pytest.mark.parametrize(
+    "pattern, spelling",
+    [(r"(?m).+|\n", "(?m)"), (r"\w+|\W", r"\w"), (r"\b\S+|\s+", r"\b"), (r"[[:alnum:]]+|.|\n", "[:alnum:]")],
+)
+def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
+    _, path = hf_split(tmp_path, pattern)
+    assert f"uses {spelling}, which Hugging Face's regex engine (Oniguruma) reads otherwise" in load_error(path)

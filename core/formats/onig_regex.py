@@ -1,0 +1,105 @@
+"""A ``tokenizer.json`` split regex as Python's ``regex`` module must read it to split text as Hugging Face does.
+
+``tokenizers`` compiles a ``Split`` pattern with Oniguruma in Ruby syntax, where some spellings mean
+something else than in ``regex``:
+
+* ``^`` and ``$`` are always line anchors (``regex`` needs ``(?m)`` for that): ``[a-z]+$`` takes ``ab`` in
+  ``"ab\\ncd"`` there. They become ``(?<![^\\n])`` and ``(?=\\n|\\z)``, which mean the same in both engines
+  (so a file bpe-tui writes back splits alike). ``$``
+  right after ``\\s++`` or ``\\s*+`` stays as it is: nothing but the end of the text can follow all the
+  whitespace there, in either engine (cl100k's ``\\s++$``).
+* ``\\Z`` is the end or before a final newline (``regex``: the end only): it becomes ``(?=\\n?\\z)``.
+* ``\\h`` is a hexadecimal digit (``regex``: a horizontal space): it becomes ``[0-9a-fA-F]``.
+
+Spellings whose meaning differs and that have no short translation are refused, naming the spelling:
+``(?m)``, which makes ``.`` match a newline there; ``\\H``, ``\\w``, ``\\W``, ``\\b``, ``\\B`` and POSIX
+classes such as ``[[:alnum:]]``, which the two engines fill differently (``²``, ``½``, Arabic-Indic digits).
+"""
+
+from __future__ import annotations
+
+from core.errors import TokenizerFileError
+
+_BRACED_ESCAPES = "pPxNu"
+"""Escapes that may take a braced argument (``\\p{L}``, ``\\x{3042}``), which may hold ``^``."""
+
+_DIFFERENT = {
+    "H": "\\H",
+    "w": "\\w",
+    "W": "\\W",
+    "b": "\\b",
+    "B": "\\B",
+}
+"""Escapes the two engines define differently, refused."""
+
+
+def python_pattern(pattern: str, where: str) -> str:
+    """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
+
+    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+", "p")
+    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+'
+
+    Raises:
+        TokenizerFileError: the pattern uses a spelling listed in the module docstring as refused.
+    """
+    out: list[str] = []
+    depth = 0  # inside how many character classes
+    i, size = 0, len(pattern)
+    while i < size:
+        char = pattern[i]
+        if char == "\\":
+            end = i + 2
+            letter = pattern[i + 1 : i + 2]
+            if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
+                end = pattern.find("}", end) + 1 or size
+            escape = pattern[i:end]
+            if letter in _DIFFERENT and escape == "\\" + letter:
+                _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
+            if escape == "\\h":
+                escape = "0-9a-fA-F" if depth else "[0-9a-fA-F]"
+            elif escape == "\\Z" and not depth:
+                escape = "(?=\\n?\\z)"
+            out.append(escape)
+            i = end
+            continue
+        if depth:
+            if pattern.startswith("[:", i) or pattern.startswith("[:^", i):
+                _refuse(where, pattern[i : pattern.find(":]", i) + 2 or size], "the two regex engines fill it differently")
+            depth += char == "["
+            depth -= char == "]"
+            out.append(char)
+            i += 1
+            continue
+        if char == "[":
+            depth = 1
+            start = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            end = start + (pattern[start : start + 1] == "]")  # a ']' first in a class is a literal
+            out.append(pattern[i:end])
+            i = end
+            continue
+        if char == "(" and pattern.startswith("(?", i):
+            flags = _inline_flags(pattern, i + 2)
+            if "m" in flags:
+                _refuse(where, "(?m)", "it makes '.' match a newline in Hugging Face's engine")
+        if char == "^":
+            char = "(?<![^\\n])"
+        elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
+            char = "(?=\\n|\\z)"
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _inline_flags(pattern: str, start: int) -> str:
+    """The flag letters of ``(?imx-imx)`` or ``(?imx-imx:`` starting at ``start``, or ``""`` for other groups."""
+    end = start
+    while end < len(pattern) and pattern[end] in "imx-":
+        end += 1
+    return pattern[start:end] if pattern[end : end + 1] in (")", ":") else ""
+
+
+def _refuse(where: str, spelling: str, reason: str) -> None:
+    raise TokenizerFileError(
+        f"{where} uses {spelling}, which Hugging Face's regex engine (Oniguruma) reads otherwise than Python's "
+        f"({reason}); bpe-tui cannot split as it does: not supported"
+    )
