@@ -29,6 +29,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
@@ -92,6 +94,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         vocab[token_id] = text
         if content not in specials:
             specials.append(content)
+    _refuse_contested_added_tokens(added_tokens or [], path)
     stray = [token for token in unspelled if token not in specials]
     if stray:
         raise TokenizerFileError(
@@ -289,6 +292,40 @@ _MATCHING_OPTIONS = {
     "single_word": "it matches only outside words",
 }
 """Options of an added token that change where Hugging Face finds it in the text, and what each does."""
+
+
+_CONTESTED_LIMIT = 1000
+"""The longest added tokens :func:`_refuse_contested_added_tokens` compares, in characters."""
+
+
+def _refuse_contested_added_tokens(added_tokens: list[dict[str, Any]], path: Path) -> None:
+    """Refuse a ``normalized`` added token that can take the place of a token that is not.
+
+    Hugging Face finds the added tokens with ``normalized: false`` first, then the others in the text left
+    between them; bpe-tui finds all at once, leftmost and longest first. The two agree unless a normalized
+    token holds a non-normalized one (``a<s>b`` around ``<s>``) or starts one (``a<s`` before ``<s>``):
+    in ``a<s>`` Hugging Face finds ``<s>`` and bpe-tui ``a<s``.
+
+    Tokens longer than :data:`_CONTESTED_LIMIT` characters are not compared (the search would take time
+    quadratic in their length); no real tokenizer has such added tokens.
+    """
+    short = [added for added in added_tokens if len(added["content"]) <= _CONTESTED_LIMIT]
+    first = {added["content"] for added in short if not added.get("normalized", not added.get("special"))}
+    later = {added["content"] for added in short if added.get("normalized", not added.get("special"))} - first
+    if not first or not later:
+        return
+    # Leftmost-longest, as Hugging Face looks for them; a partial match runs into the end of the text.
+    finder = regex.compile("|".join(regex.escape(content) for content in sorted(first, key=len, reverse=True)))
+    for normalized in sorted(later):
+        inside = finder.search(normalized)
+        across = finder.search(normalized, 1, partial=True)
+        if inside is None and (across is None or across.start() == across.end()):
+            continue
+        other = inside.group() if inside else min(c for c in first if c.startswith(across.group()))
+        raise TokenizerFileError(
+            f"{path}: added token {normalized!r:.40} (normalized) overlaps {other!r:.40} (not normalized), which "
+            "Hugging Face looks for first and bpe-tui does not; not supported"
+        )
 
 
 def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:

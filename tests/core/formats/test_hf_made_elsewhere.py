@@ -190,3 +190,12 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
 def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
     _, path = hf_split(tmp_path, pattern)
     assert f"uses {spelling}, which Hugging Face's regex engine (Oniguruma) reads otherwise" in load_error(path)
+
+
+def test_normalized_added_token_overlapping_one_that_is_not_is_refused(tmp_path: Path) -> None:
+    """Hugging Face finds ``<|endoftext|>`` (not normalized) before ``x<|end`` (normalized); bpe-tui would not."""
+    reference, path = hf_trained(tmp_path)
+    reference.add_tokens(["x<|end"])
+    reference.save(str(path))
+    assert reference.encode(f"x{SPECIAL}").tokens[-1] == SPECIAL
+    assert "added token 'x<|end' (normalized) overlaps '<|endoftext|>' (not normalized)" in load_error(path)
