@@ -218,6 +218,10 @@ def checked_model(
     )
 
 
+_BRACKETED = regex.compile(rb"<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\]")
+"""A name such as ``<s>``, ``</s>``, ``<mask>`` or ``[PAD]``: a special token of RoBERTa, BART or BERT's kind."""
+
+
 def unmade_tokens(
     ids_of: dict[bytes, int], merges: list[tuple[bytes, bytes]], specials: set[bytes]
 ) -> list[bytes]:
@@ -246,6 +250,14 @@ def _check_all_made(
     merges_label: str,
 ) -> None:
     unmade = unmade_tokens(ids_of, merges, specials)
+    if unmade and all(_BRACKETED.fullmatch(token) for token in unmade):
+        first = unmade[0]
+        raise TokenizerFileError(
+            f"{path}: {vocab_label} has {len(unmade):,} tokens that no merge makes and that are named like special "
+            f"tokens but not marked as such (the first: {show_token(first)}, id {ids_of[first]}); only <|name|> "
+            "tokens are taken as special without a list: load the tokenizer.json saved with these files, or pass "
+            "the special tokens to Tokenizer.from_files"
+        )
     if unmade:
         made = len({left + right for left, right in merges})
         first = unmade[0]

@@ -348,7 +348,7 @@ def test_special_tokens_are_guessed_only_by_name(tmp_path: Path) -> None:
     (tmp_path / "vocab.json").write_text(json.dumps(base | {"<|eot|>": 257}), encoding="utf-8")
     assert load_tokenizer(tmp_path / "vocab.json").special_tokens == ["<|eot|>"]
     (tmp_path / "vocab.json").write_text(json.dumps(base | {"<eot>": 257}), encoding="utf-8")
-    refused(tmp_path / "vocab.json", "'<eot>', id 257", "is merges.txt complete?")
+    refused(tmp_path / "vocab.json", "named like special tokens but not marked as such (the first: '<eot>', id 257)")
     # An explicit list is the other way to name them.
     tokenizer = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", ["<eot>"])
     assert tokenizer.encode("ab<eot>") == [256, 257]

@@ -151,3 +151,23 @@ def test_pair_saved_by_hugging_face_loads_in_every_spelling(tmp_path, variant: s
         ours = Tokenizer.from_model(load_tokenizer(path))
         for text in TEXTS:
             assert ours.encode(text) == reference.encode(text).ids, (path.name, text)
+
+
+def test_pair_with_roberta_style_special_tokens_says_so(tmp_path) -> None:
+    """``<s>``, ``<pad>``... in a saved pair are special tokens the files cannot mark, not a merges.txt cut short."""
+    tokenizers = pytest.importorskip("tokenizers", reason="the pair is made by Hugging Face tokenizers")
+    from tests.core.formats.format_cases import TEXTS, TRAINING_TEXT
+
+    from core.formats import load_tokenizer
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    trained = tokenizers.ByteLevelBPETokenizer()
+    trained.train_from_iterator([TRAINING_TEXT], vocab_size=400, special_tokens=specials, show_progress=False)
+    trained.save_model(str(tmp_path))
+    with pytest.raises(TokenizerFileError) as caught:
+        load_tokenizer(tmp_path / "vocab.json")
+    assert "5 tokens that no merge makes and that are named like special tokens but not marked as such" in str(caught.value)
+    assert "is merges.txt complete" not in str(caught.value)
+    ours = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", specials)
+    for text in [*TEXTS, "<s>a <mask> b</s>"]:
+        assert ours.encode(text) == trained.encode(text).ids, text
