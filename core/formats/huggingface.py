@@ -36,6 +36,7 @@ from core.errors import SettingsError, TokenizerFileError
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
 from core.formats.common import checked_model, show_token, utf8
 from core.formats.onig_regex import python_pattern
+from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -231,7 +232,13 @@ def _split_pattern(split: dict[str, Any], path: Path) -> str:
             f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
             "is not supported; only Isolated without invert"
         )
-    return python_pattern(regex_source, f"{path}: Split pattern {regex_source!r:.60}")
+    pattern = python_pattern(regex_source, f"{path}: Split pattern {regex_source!r:.60}")
+    if pattern_problem(pattern) is None:
+        return pattern
+    # "Isolated" keeps the text between two matches as a piece too (BLOOM's pattern leaves out spaces and
+    # punctuation): a second branch takes such a run, up to where the pattern matches again.
+    between = f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
+    return between if pattern_problem(between) is None else pattern
 
 
 def _pattern(pre_tokenizer: Any, path: Path) -> str:

@@ -5,15 +5,17 @@ something else than in ``regex``:
 
 * ``^`` and ``$`` are always line anchors (``regex`` needs ``(?m)`` for that): ``[a-z]+$`` takes ``ab`` in
   ``"ab\\ncd"`` there. They become ``(?<![^\\n])`` and ``(?=\\n|\\z)``, which mean the same in both engines
-  (so a file bpe-tui writes back splits alike). ``$``
-  right after ``\\s++`` or ``\\s*+`` stays as it is: nothing but the end of the text can follow all the
-  whitespace there, in either engine (cl100k's ``\\s++$``).
+  (so a file bpe-tui writes back splits alike). ``$`` right after ``\\s++`` or ``\\s*+`` stays as it is:
+  nothing but the end of the text can follow all the whitespace there, in either engine (cl100k's ``\\s++$``).
 * ``\\Z`` is the end or before a final newline (``regex``: the end only): it becomes ``(?=\\n?\\z)``.
 * ``\\h`` is a hexadecimal digit (``regex``: a horizontal space): it becomes ``[0-9a-fA-F]``.
+* A class inside a class (BLOOM's ``[^(\\s|[.,!?…])]``) adds its characters to the outer one there; in
+  ``regex`` its ``[`` is a character. Its characters are written into the outer class.
 
 Spellings whose meaning differs and that have no short translation are refused, naming the spelling:
-``(?m)``, which makes ``.`` match a newline there; ``\\H``, ``\\w``, ``\\W``, ``\\b``, ``\\B`` and POSIX
-classes such as ``[[:alnum:]]``, which the two engines fill differently (``²``, ``½``, Arabic-Indic digits).
+``(?m)``, which makes ``.`` match a newline there; a negated class or ``&&`` inside a class; ``\\H``,
+``\\w``, ``\\W``, ``\\b``, ``\\B`` and POSIX classes such as ``[[:alnum:]]``, which the two engines fill
+differently (``²``, ``½``, Arabic-Indic digits).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ _DIFFERENT = {
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
-    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+", "p")
-    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+'
+    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+|[^(\\s|[.,])]", "p")
+    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+|[^(\\\\s|.,)]'
 
     Raises:
         TokenizerFileError: the pattern uses a spelling listed in the module docstring as refused.
@@ -53,7 +55,7 @@ def python_pattern(pattern: str, where: str) -> str:
             if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
                 end = pattern.find("}", end) + 1 or size
             escape = pattern[i:end]
-            if letter in _DIFFERENT and escape == "\\" + letter:
+            if letter in _DIFFERENT and escape == "\\" + letter and not (depth and letter in "bB"):
                 _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
             if escape == "\\h":
                 escape = "0-9a-fA-F" if depth else "[0-9a-fA-F]"
@@ -63,11 +65,18 @@ def python_pattern(pattern: str, where: str) -> str:
             i = end
             continue
         if depth:
-            if pattern.startswith("[:", i) or pattern.startswith("[:^", i):
+            if pattern.startswith("[:", i):
                 _refuse(where, pattern[i : pattern.find(":]", i) + 2 or size], "the two regex engines fill it differently")
-            depth += char == "["
-            depth -= char == "]"
-            out.append(char)
+            if pattern.startswith("[^", i) or pattern.startswith("&&", i):
+                _refuse(where, pattern[i : i + 2], "a set operation inside a class, which regex reads as characters")
+            if char == "[":  # a class inside a class adds its characters: written out into the outer one
+                depth += 1
+            elif char == "]":
+                depth -= 1
+                if not depth:
+                    out.append(char)
+            else:
+                out.append(char)
             i += 1
             continue
         if char == "[":
