@@ -9,9 +9,9 @@ written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``toke
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
 (a normalizer, a prefix space, BPE dropout, byte fallback, subword prefixes, a non-byte-level vocab, an
 added token with ``lstrip``, ``rstrip`` or ``single_word``) is refused with the option named, rather than
-loaded and silently encoding differently. ``ignore_merges`` (Llama 3 sets it) is accepted when it changes
-nothing: when merging each token's own bytes gives that token back. Post-processors (BOS/EOS templates) are
-ignored: they add ids around the text and do not
+loaded and silently encoding differently (an empty ``Sequence`` of normalizers changes nothing and loads).
+``ignore_merges`` (Llama 3 sets it) is accepted when it changes nothing: when merging each token's own bytes
+gives that token back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
 change how the text itself is split.
 
 Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
@@ -66,7 +66,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
             "does not reproduce; only character-level BPE with byte_fallback=true is supported"
         )
     _refuse_options(model, path, char_base)
-    if data.get("normalizer") is not None:
+    if data.get("normalizer") is not None and data["normalizer"] != {"type": "Sequence", "normalizers": []}:
         raise TokenizerFileError(
             f"{path}: has a {_type_of(data['normalizer'])} normalizer, which bpe-tui cannot reproduce; "
             "only tokenizers without a normalizer are supported"

@@ -207,3 +207,16 @@ def test_split_pattern_that_leaves_text_between_matches_keeps_it_as_pieces(tmp_p
     punctuation, and has a class inside a class); nothing is dropped, so the file loads and splits alike."""
     reference, path = hf_split(tmp_path, pattern)
     assert_same_ids(reference, path, TEXTS + LINE_TEXTS + ["Hello, world (x|y)!! 。ok 12345"])
+
+
+def test_empty_sequence_of_normalizers_loads(tmp_path: Path) -> None:
+    """``normalizers.Sequence([])`` changes nothing; any real normalizer is refused."""
+    from tokenizers import normalizers
+
+    reference, path = hf_trained(tmp_path)
+    reference.normalizer = normalizers.Sequence([])
+    reference.save(str(path))
+    assert_same_ids(reference, path)
+    reference.normalizer = normalizers.Sequence([normalizers.NFC()])
+    reference.save(str(path))
+    assert "has a Sequence normalizer" in load_error(path)
