@@ -7,11 +7,11 @@ without a token becomes its bytes, as here), and a ``ByteFallback`` + ``Fuse`` d
 written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``tokenizers`` 0.20 and later).
 
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
-(a normalizer, a prefix space, BPE dropout, byte fallback, subword prefixes, a non-byte-level vocab, an
-added token with ``lstrip``, ``rstrip`` or ``single_word``) is refused with the option named, rather than
-loaded and silently encoding differently (an empty ``Sequence`` of normalizers changes nothing and loads).
-``ignore_merges`` (Llama 3 sets it) is accepted when it changes nothing: when merging each token's own bytes
-gives that token back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
+(a normalizer, a prefix space, BPE dropout, subword prefixes, a non-byte-level vocab, an added token with
+``lstrip``, ``rstrip`` or ``single_word``) is refused with the option named, rather than loaded and silently
+encoding differently (an empty ``Sequence`` of normalizers changes nothing and loads). ``ignore_merges``
+(Llama 3 sets it) is accepted when it changes nothing: when merging each token's own bytes gives that token
+back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
 change how the text itself is split.
 
 Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
@@ -198,11 +198,13 @@ def _type_of(component: Any) -> str:
 
 
 def _refuse_options(model: dict[str, Any], path: Path, char_base: bool = False) -> None:
+    """Refuse the model options that change the ids. ``byte_fallback`` is not one of them: it spells a character
+    missing from the vocab as ``<0xXX>`` tokens, and a byte-level vocab holds every character of its alphabet
+    (the loader checks), as the character base holds every byte."""
     refused = {
         "dropout": lambda v: v not in (None, 0, 0.0),
         "continuing_subword_prefix": lambda v: bool(v),
         "end_of_word_suffix": lambda v: bool(v),
-        "byte_fallback": lambda v: bool(v) and not char_base,
         "ignore_merges": lambda v: bool(v) and char_base,
     }
     for option, is_set in refused.items():

@@ -217,7 +217,6 @@ def test_native_newer_version(tmp_path: Path) -> None:
     [
         (lambda d: d["model"].update(type="WordPiece"), "WordPiece"),
         (lambda d: d.update(normalizer={"type": "NFC"}), "NFC normalizer"),
-        (lambda d: d["model"].update(byte_fallback=True), "byte_fallback"),
         (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "Whitespace"),
         (lambda d: d.update(pre_tokenizer={"type": "ByteLevel", "add_prefix_space": True}), "add_prefix_space"),
         (lambda d: d["model"]["vocab"].update({"▁word": 9999}), "not in GPT-2's byte alphabet"),
@@ -226,7 +225,7 @@ def test_native_newer_version(tmp_path: Path) -> None:
         (lambda d: d["added_tokens"][0].update(rstrip=True), "has rstrip=true"),
         (lambda d: d["added_tokens"][0].update(single_word=True), "has single_word=true"),
     ],
-    ids=["wordpiece", "normalizer", "byte-fallback", "whitespace", "prefix-space", "sentencepiece-vocab",
+    ids=["wordpiece", "normalizer", "whitespace", "prefix-space", "sentencepiece-vocab",
          "added-lstrip", "added-rstrip", "added-single-word"],
 )
 def test_hf_features_we_cannot_reproduce(tmp_path: Path, edit, expected: str) -> None:

@@ -220,3 +220,10 @@ def test_empty_sequence_of_normalizers_loads(tmp_path: Path) -> None:
     reference.normalizer = normalizers.Sequence([normalizers.NFC()])
     reference.save(str(path))
     assert "has a Sequence normalizer" in load_error(path)
+
+
+def test_byte_fallback_on_a_byte_level_vocab_changes_nothing_and_loads(tmp_path: Path) -> None:
+    """``byte_fallback`` only spells a character missing from the vocab; a byte-level vocab misses none."""
+    reference, path = hf_trained(tmp_path, model_options={"byte_fallback": True})
+    assert json.loads(path.read_text(encoding="utf-8"))["model"]["byte_fallback"] is True
+    assert_same_ids(reference, path)
