@@ -81,10 +81,16 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     # An added token's entry in model.vocab spells its text as is, which may hold characters of the byte
     # alphabet ('<é>' read as b"<\xe9>"): the text is what Hugging Face matches, so it replaces that reading.
     respelled: dict[bytes, str] = {}
+    id_of = {token: token_id for token_id, token in vocab.items()}
     for index, added in enumerate(added_tokens or []):
         token_id, content = _added_token(added, index, path)
         existing = vocab.get(token_id)
         text = utf8(content, path, f"added_tokens[{index}]")
+        if id_of.get(text, token_id) != token_id:
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {content!r:.40} (id {token_id}) has the text of model.vocab token "
+                f"{encode_bytes(text)!r:.40} (id {id_of[text]}); bpe-tui gives each text one id, so it cannot hold both"
+            )
         if existing is not None and existing != text:
             if model["vocab"].get(content) != token_id:
                 raise TokenizerFileError(

@@ -135,7 +135,7 @@ def test_huge_ids_are_refused_without_allocating(tmp_path: Path, fmt: str, huge:
 
 
 def test_huge_special_token_id_in_hf_added_tokens(tmp_path: Path) -> None:
-    path = edit_json(saved(tmp_path, TINY, "hf"), lambda d: d["added_tokens"][0].__setitem__("id", 2**40))
+    path = edit_json(saved(tmp_path, TINY, "hf"), lambda d: d["added_tokens"][0].update(id=2**40, content="<|far|>"))
     refused(path, "far beyond")
 
 

@@ -227,3 +227,13 @@ def test_byte_fallback_on_a_byte_level_vocab_changes_nothing_and_loads(tmp_path:
     reference, path = hf_trained(tmp_path, model_options={"byte_fallback": True})
     assert json.loads(path.read_text(encoding="utf-8"))["model"]["byte_fallback"] is True
     assert_same_ids(reference, path)
+
+
+def test_added_token_with_the_text_of_a_vocab_token_is_refused_saying_so(tmp_path: Path) -> None:
+    """``add_tokens(["  "])`` (CodeGen and Phi add runs of spaces) gets a new id beside the merged ``ĠĠ``."""
+    reference, path = hf_trained(tmp_path)
+    both = reference.token_to_id("ĠĠ")
+    reference.add_tokens(["  "])
+    reference.save(str(path))
+    message = load_error(path)
+    assert f"added_tokens[1] '  ' (id {reference.token_to_id('  ')}) has the text of model.vocab token 'ĠĠ' (id {both})" in message
