@@ -9,6 +9,8 @@ something else than in ``regex``:
   nothing but the end of the text can follow all the whitespace there, in either engine (cl100k's ``\\s++$``).
 * ``\\Z`` is the end or before a final newline (``regex``: the end only): it becomes ``(?=\\n?\\z)``.
 * ``\\h`` is a hexadecimal digit (``regex``: a horizontal space): it becomes ``[0-9a-fA-F]``.
+* A group captures there as here, but a ``Split`` keeps whole matches, so it does not matter there; here
+  a capturing group would keep only the group. Groups become ``(?:...)`` (a back-reference is refused).
 * A class inside a class (BLOOM's ``[^(\\s|[.,!?…])]``) adds its characters to the outer one there; in
   ``regex`` its ``[`` is a character. Its characters are written into the outer class.
 
@@ -19,6 +21,8 @@ differently (``²``, ``½``, Arabic-Indic digits).
 """
 
 from __future__ import annotations
+
+import regex
 
 from core.errors import TokenizerFileError
 
@@ -38,8 +42,8 @@ _DIFFERENT = {
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
-    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+|[^(\\s|[.,])]", "p")
-    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+|[^(\\\\s|.,)]'
+    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+|[^(\\s|[.,])]|( ?\\p{L}+)", "p")
+    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+|[^(\\\\s|.,)]|(?: ?\\\\p{L}+)'
 
     Raises:
         TokenizerFileError: the pattern uses a spelling listed in the module docstring as refused.
@@ -55,6 +59,8 @@ def python_pattern(pattern: str, where: str) -> str:
             if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
                 end = pattern.find("}", end) + 1 or size
             escape = pattern[i:end]
+            if (letter.isdigit() and letter != "0" or letter == "k") and not depth:
+                _refuse(where, escape, "a back-reference, whose group is written here as one that does not capture")
             if letter in _DIFFERENT and escape == "\\" + letter and not (depth and letter in "bB"):
                 _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
             if escape == "\\h":
@@ -90,6 +96,13 @@ def python_pattern(pattern: str, where: str) -> str:
             flags = _inline_flags(pattern, i + 2)
             if "m" in flags:
                 _refuse(where, "(?m)", "it makes '.' match a newline in Hugging Face's engine")
+            named = regex.match(r"\(\?P?<(?![=!])[^>]*>", pattern[i:])
+            if named:  # a named group captures: written as a plain group, like the unnamed ones below
+                out.append("(?:")
+                i += named.end()
+                continue
+        elif char == "(":
+            char = "(?:"  # a Split keeps the whole match whatever the groups, so nothing needs capturing
         if char == "^":
             char = "(?<![^\\n])"
         elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):

@@ -237,3 +237,10 @@ def test_added_token_with_the_text_of_a_vocab_token_is_refused_saying_so(tmp_pat
     reference.save(str(path))
     message = load_error(path)
     assert f"added_tokens[1] '  ' (id {reference.token_to_id('  ')}) has the text of model.vocab token 'ĠĠ' (id {both})" in message
+
+
+@pytest.mark.parametrize("pattern", [r"( ?\p{L}+)|(\p{N}+)|\s+|.", r"(?<word> ?\p{L}+)|\s+|."])
+def test_split_pattern_with_capturing_groups_loads(tmp_path: Path, pattern: str) -> None:
+    """A ``Split`` keeps each whole match, groups or not; in bpe-tui a group would keep only itself."""
+    reference, path = hf_split(tmp_path, pattern)
+    assert_same_ids(reference, path)
