@@ -35,7 +35,7 @@ from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
 from core.formats.common import checked_model, show_token, utf8
-from core.formats.onig_regex import python_pattern
+from core.formats.onig_regex import onig_pattern, python_pattern
 from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
@@ -386,6 +386,11 @@ def to_json(model: BPEModel) -> dict[str, Any]:
     >>> data = to_json(BPEModel({i: bytes([i]) for i in range(256)} | {256: b"<s>"}, [], special_tokens=["<s>"]))
     >>> data["added_tokens"][0]["content"], data["pre_tokenizer"]["pretokenizers"][0]["behavior"]
     ('<s>', 'Isolated')
+
+    The split pattern is spelled for Oniguruma (:func:`core.formats.onig_regex.onig_pattern`).
+
+    Raises:
+        SettingsError: a pattern Oniguruma would read otherwise, or a character-base vocab it cannot spell.
     """
     ids = {token: token_id for token_id, token in model.vocab.items()}
     added = [
@@ -400,7 +405,8 @@ def to_json(model: BPEModel) -> dict[str, Any]:
         }
         for special in sorted(model.special_tokens, key=lambda s: ids[s.encode("utf-8")])
     ]
-    split = {"type": "Split", "pattern": {"Regex": model.pattern}, "behavior": "Isolated", "invert": False}
+    onig = onig_pattern(model.pattern, model.name or "this tokenizer")
+    split = {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Isolated", "invert": False}
     if model.base == CHAR_BASE:
         vocab = _character_vocab(model)
         return _document(

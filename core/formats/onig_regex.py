@@ -1,4 +1,5 @@
-"""A ``tokenizer.json`` split regex as Python's ``regex`` module must read it to split text as Hugging Face does.
+"""A ``tokenizer.json`` split regex as Python's ``regex`` module must read it to split text as Hugging Face does,
+and the other way round for the files bpe-tui writes (:func:`onig_pattern`).
 
 ``tokenizers`` compiles a ``Split`` pattern with Oniguruma in Ruby syntax, where some spellings mean
 something else than in ``regex``:
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import regex
 
-from core.errors import TokenizerFileError
+from core.errors import SettingsError, TokenizerFileError
 
 _BRACED_ESCAPES = "pPxNu"
 """Escapes that may take a braced argument (``\\p{L}``, ``\\x{3042}``), which may hold ``^``."""
@@ -125,3 +126,64 @@ def _refuse(where: str, spelling: str, reason: str) -> None:
         f"{where} uses {spelling}, which Hugging Face's regex engine (Oniguruma) reads otherwise than Python's "
         f"({reason}); bpe-tui cannot split as it does: not supported"
     )
+
+
+def onig_pattern(pattern: str, label: str) -> str:
+    """The other way: a pattern as bpe-tui (``regex``) reads it, spelled so that Oniguruma reads it alike.
+
+    ``^`` becomes ``\\A``, ``$`` ``(?=\\n?\\z)`` (the end, or before a final newline; kept after ``\\s++``
+    or ``\\s*+``), ``\\Z`` ``\\z``, and a ``[`` inside a class, a character here, ``\\[``. ``label`` names the
+    tokenizer in errors.
+
+    >>> onig_pattern(r"^a|b$|\\s++$|[[x]", "t")
+    '\\\\Aa|b(?=\\\\n?\\\\z)|\\\\s++$|[\\\\[x]'
+
+    Raises:
+        SettingsError: the pattern uses a spelling the engines read differently with no short translation
+            (``\\w``, ``\\b``, ``\\h``, POSIX classes, the ``m`` or ``s`` flag).
+    """
+    out: list[str] = []
+    in_class = False
+    i, size = 0, len(pattern)
+    while i < size:
+        char = pattern[i]
+        refused = ""
+        if char == "\\":
+            end = i + 2
+            letter = pattern[i + 1 : i + 2]
+            if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
+                end = pattern.find("}", end) + 1 or size
+            escape = pattern[i:end]
+            if escape in ("\\w", "\\W", "\\h", "\\H") or escape in ("\\b", "\\B") and not in_class:
+                refused = escape
+            elif escape == "\\Z" and not in_class:
+                escape = "\\z"
+            out.append(escape)
+            i = end
+        elif in_class:
+            if pattern.startswith("[:", i):
+                refused = pattern[i : pattern.find(":]", i) + 2 or size]
+            in_class = char != "]"
+            out.append("\\[" if char == "[" else char)
+            i += 1
+        elif char == "[":
+            in_class = True
+            start = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            end = start + (pattern[start : start + 1] == "]")
+            out.append(pattern[i:end])
+            i = end
+        else:
+            if char == "(" and pattern.startswith("(?", i) and set(_inline_flags(pattern, i + 2)) & {"m", "s"}:
+                refused = "(?m) or (?s)"
+            elif char == "^":
+                char = "\\A"
+            elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
+                char = "(?=\\n?\\z)"
+            out.append(char)
+            i += 1
+        if refused:
+            raise SettingsError(
+                f"cannot save {label} as tokenizer.json: its split pattern uses {refused}, which Hugging Face's regex "
+                "engine (Oniguruma) reads otherwise; save as bpe-tui instead"
+            )
+    return "".join(out)

@@ -244,3 +244,29 @@ def test_split_pattern_with_capturing_groups_loads(tmp_path: Path, pattern: str)
     """A ``Split`` keeps each whole match, groups or not; in bpe-tui a group would keep only itself."""
     reference, path = hf_split(tmp_path, pattern)
     assert_same_ids(reference, path)
+
+
+def test_our_tokenizer_json_spells_anchors_for_oniguruma(tmp_path: Path) -> None:
+    """bpe-tui's ``$`` is the end of the text (or before a final newline); written as is, Hugging Face would end
+    every line there."""
+    from core.formats import save_tokenizer
+    from core.model import BPEModel
+
+    model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], pattern=r"[a-z]+$|.|\n")
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    ours = encoder(model)
+    for text in ["ab\nab", "ab\nab\n", "ab\n\nab", "xab"]:
+        assert ours.encode(text) == reference.encode(text).ids, text
+    assert encoder(load_tokenizer(path)).encode("ab\nab\n") == ours.encode("ab\nab\n")
+
+
+def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path) -> None:
+    from core.errors import SettingsError
+    from core.formats import save_tokenizer
+    from core.model import BPEModel
+
+    model = BPEModel({i: bytes([i]) for i in range(256)}, [], pattern=r"\w+|\W", name="words")
+    with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern uses \\w"):
+        save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")
+    assert not (tmp_path / "tokenizer.json").exists()
