@@ -186,7 +186,7 @@ def read_merges_txt(
     text = _read_text(path)
     merges: list[tuple[bytes, bytes]] = []
     for line_number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or (line_number == 1 and line.startswith("#version")):
+        if not line.strip() or (not merges and line.startswith("#version")):  # the header, after any blank lines
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
@@ -265,7 +265,7 @@ def _line_of_merge(merges_path: Path, rank: int) -> str:
         return f"merge {rank + 1}"
     seen = -1
     for number, line in enumerate(lines, start=1):
-        if line.strip() and not (number == 1 and line.startswith("#version")):
+        if line.strip() and not (seen == -1 and line.startswith("#version")):
             seen += 1
             if seen == rank:
                 return f"line {number}"

@@ -120,7 +120,9 @@ def test_from_files_raises_the_same_errors(tmp_path) -> None:
         Tokenizer.from_files(vocab_path, merges_path)
 
 
-@pytest.mark.parametrize("variant", ["as saved", "byte order marks", "CRLF", "trailing blank lines", "no #version"])
+@pytest.mark.parametrize(
+    "variant", ["as saved", "byte order marks", "CRLF", "trailing blank lines", "leading blank line", "no #version"]
+)
 def test_pair_saved_by_hugging_face_loads_in_every_spelling(tmp_path, variant: str) -> None:
     """``vocab.json`` + ``merges.txt`` from ``tokenizers``' ``save_model``, as editors may leave them, encode as it does."""
     tokenizers = pytest.importorskip("tokenizers", reason="the pair is made by Hugging Face tokenizers")
@@ -140,6 +142,7 @@ def test_pair_saved_by_hugging_face_loads_in_every_spelling(tmp_path, variant: s
         "byte order marks": lambda data: b"\xef\xbb\xbf" + data,
         "CRLF": lambda data: data.replace(b"\n", b"\r\n"),
         "trailing blank lines": lambda data: data + b"\n\n\n",
+        "leading blank line": lambda data: b"\n" + data,
         "no #version": lambda data: data.split(b"\n", 1)[1] if data.startswith(b"#version") else data,
     }[variant]
     for name in ("vocab.json", "merges.txt"):
