@@ -71,6 +71,18 @@ _raw_file = io.FileIO
 """Opens the temporary file's descriptor (a seam: tests put a disk that fills up here)."""
 
 
+def _saved_mode(target: Path) -> int:
+    """The permissions a save gives ``target``: those of the file it replaces, else the usual ones (umask).
+
+    A rename puts a new file in place, with the temporary's mode: replacing a file made private (0600) with
+    ``--force`` left it readable by everyone (0644).
+    """
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_UMASK
+
+
 def _commit(temp: Path, target: Path) -> None:
     """The rename that makes a write visible (a seam: tests make a process wait just before or after it)."""
     os.replace(temp, target)
@@ -115,7 +127,7 @@ def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             handle.sync()
         try:
             # mkstemp makes files readable by the owner only; a saved file should get the usual permissions.
-            os.chmod(temp, 0o666 & ~_UMASK)
+            os.chmod(temp, _saved_mode(target))
             _commit(temp, target)
         except OSError as error:
             raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
@@ -234,7 +246,7 @@ class AtomicGroup:
             handle.sync()
             handle.close()
             try:
-                os.chmod(temp, 0o666 & ~_UMASK)
+                os.chmod(temp, _saved_mode(handle.target))
             except OSError as error:
                 raise OutputError(f"cannot write {shown_path(handle.target)}: {describe_write_error(error)}") from None
         try:

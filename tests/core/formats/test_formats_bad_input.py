@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -314,3 +315,17 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path: Path) -> None:
             raise RuntimeError("interrupted")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.parametrize("fmt", ["bpe-tui", "hf", "gpt2"])
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path, fmt: str) -> None:
+    """Saving over a file made private (0600) left it readable by everyone (0644): a rename puts the
+    temporary's mode in place. A new file still gets the usual mode."""
+    first = saved(tmp_path, fmt)
+    first.chmod(0o600)
+    again = save_tokenizer(small_model(), first if fmt != "gpt2" else first.parent, format=fmt)
+    assert first in again and first.stat().st_mode & 0o777 == 0o600
+    fresh = save_tokenizer(small_model(), tmp_path / "fresh.json", format="bpe-tui")[0]
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
