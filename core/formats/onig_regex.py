@@ -10,6 +10,7 @@ something else than in ``regex``:
   nothing but the end of the text can follow all the whitespace there, in either engine (cl100k's ``\\s++$``).
 * ``\\Z`` is the end or before a final newline (``regex``: the end only): it becomes ``(?=\\n?\\z)``.
 * ``\\h`` is a hexadecimal digit (``regex``: a horizontal space): it becomes ``[0-9a-fA-F]``.
+* ``\\x{3042}`` names a code point; ``regex`` spells it ``\\U00003042``.
 * A group captures there as here, but a ``Split`` keeps whole matches, so it does not matter there; here
   a capturing group would keep only the group. Groups become ``(?:...)`` (a back-reference is refused).
 * A class inside a class (BLOOM's ``[^(\\s|[.,!?…])]``) adds its characters to the outer one there; in
@@ -43,8 +44,8 @@ _DIFFERENT = {
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
-    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+|[^(\\s|[.,])]|( ?\\p{L}+)", "p")
-    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+|[^(\\\\s|.,)]|(?: ?\\\\p{L}+)'
+    >>> python_pattern(r"[a-z]+$|\\s++$|[$^]|\\h+|[^(\\s|[.,])]|( ?\\p{L}+)|\\x{3042}", "p")
+    '[a-z]+(?=\\\\n|\\\\z)|\\\\s++$|[$^]|[0-9a-fA-F]+|[^(\\\\s|.,)]|(?: ?\\\\p{L}+)|\\\\U00003042'
 
     Raises:
         TokenizerFileError: the pattern uses a spelling listed in the module docstring as refused.
@@ -66,6 +67,8 @@ def python_pattern(pattern: str, where: str) -> str:
                 _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
             if escape == "\\h":
                 escape = "0-9a-fA-F" if depth else "[0-9a-fA-F]"
+            elif letter == "x" and escape.startswith("\\x{") and regex.fullmatch(r"[0-9a-fA-F]{1,8}", escape[3:-1]):
+                escape = f"\\U{int(escape[3:-1], 16):08X}"  # \x{3042}: regex spells a code point \U00003042
             elif escape == "\\Z" and not depth:
                 escape = "(?=\\n?\\z)"
             out.append(escape)

@@ -174,6 +174,7 @@ LINE_TEXTS = ["windows lines\nlines  \nlines\n", "ab\ncd\n", "the dog\n the cat 
         r"[a-z]+\Z|\s+|.",  # \Z is also before a final newline
         r"\h+|\s+|.",  # \h is a hexadecimal digit
         r"[\h ]+|\s+|.",
+        r"[\x{3040}-\x{309F}]+|\s+|.",  # a code point as Oniguruma spells it
         # cl100k's pattern: its \s++$ means the same in both engines, and stays as written
         r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
     ],
