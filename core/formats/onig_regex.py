@@ -17,7 +17,8 @@ something else than in ``regex``:
   ``regex`` its ``[`` is a character. Its characters are written into the outer class.
 
 Spellings whose meaning differs and that have no short translation are refused, naming the spelling:
-``(?m)``, which makes ``.`` match a newline there; a negated class or ``&&`` inside a class; ``\\H``,
+``(?m)``, which makes ``.`` match a newline there; ``\\U0001F600`` and ``\\N{name}``, code points here and
+not there; a negated class or ``&&`` inside a class; ``\\H``,
 ``\\w``, ``\\W``, ``\\b``, ``\\B`` and POSIX classes such as ``[[:alnum:]]``, which the two engines fill
 differently (``²``, ``½``, Arabic-Indic digits).
 """
@@ -63,6 +64,8 @@ def python_pattern(pattern: str, where: str) -> str:
             escape = pattern[i:end]
             if (letter.isdigit() and letter != "0" or letter == "k") and not depth:
                 _refuse(where, escape, "a back-reference, whose group is written here as one that does not capture")
+            if letter in "UN":  # a code point (\U0001F600) or a named character in regex, neither in Oniguruma
+                _refuse(where, "\\" + letter, "the two regex engines define it differently")
             if letter in _DIFFERENT and escape == "\\" + letter and not (depth and letter in "bB"):
                 _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
             if escape == "\\h":
@@ -135,7 +138,8 @@ def onig_pattern(pattern: str, label: str) -> str:
     """The other way: a pattern as bpe-tui (``regex``) reads it, spelled so that Oniguruma reads it alike.
 
     ``^`` becomes ``\\A``, ``$`` ``(?=\\n?\\z)`` (the end, or before a final newline; kept after ``\\s++``
-    or ``\\s*+``), ``\\Z`` ``\\z``, and a ``[`` inside a class, a character here, ``\\[``. ``label`` names the
+    or ``\\s*+``), ``\\Z`` ``\\z``, ``\\U00003042`` ``\\x{00003042}``, and a ``[`` inside a class, a
+    character here, ``\\[``. ``label`` names the
     tokenizer in errors.
 
     >>> onig_pattern(r"^a|b$|\\s++$|[[x]", "t")
@@ -143,7 +147,7 @@ def onig_pattern(pattern: str, label: str) -> str:
 
     Raises:
         SettingsError: the pattern uses a spelling the engines read differently with no short translation
-            (``\\w``, ``\\b``, ``\\h``, POSIX classes, the ``m`` or ``s`` flag).
+            (``\\w``, ``\\b``, ``\\h``, ``\\N{name}``, POSIX classes, the ``m`` or ``s`` flag).
     """
     out: list[str] = []
     in_class = False
@@ -157,8 +161,11 @@ def onig_pattern(pattern: str, label: str) -> str:
             if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
                 end = pattern.find("}", end) + 1 or size
             escape = pattern[i:end]
-            if escape in ("\\w", "\\W", "\\h", "\\H") or escape in ("\\b", "\\B") and not in_class:
+            if escape in ("\\w", "\\W", "\\h", "\\H") or letter == "N" or escape in ("\\b", "\\B") and not in_class:
                 refused = escape
+            elif letter == "U" and regex.fullmatch(r"[0-9a-fA-F]{8}", pattern[end : end + 8]):
+                escape = f"\\x{{{pattern[end : end + 8]}}}"  # a code point, as Oniguruma spells it
+                end += 8
             elif escape == "\\Z" and not in_class:
                 escape = "\\z"
             out.append(escape)

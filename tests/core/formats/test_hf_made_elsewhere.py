@@ -186,7 +186,13 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
 
 @pytest.mark.parametrize(
     "pattern, spelling",
-    [(r"(?m).+|\n", "(?m)"), (r"\w+|\W", r"\w"), (r"\b\S+|\s+", r"\b"), (r"[[:alnum:]]+|.|\n", "[:alnum:]")],
+    [
+        (r"(?m).+|\n", "(?m)"),
+        (r"\w+|\W", r"\w"),
+        (r"\b\S+|\s+", r"\b"),
+        (r"[[:alnum:]]+|.|\n", "[:alnum:]"),
+        (r"\U00003042|\s+|.", r"\U"),  # a code point in regex, not in Oniguruma
+    ],
 )
 def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
     _, path = hf_split(tmp_path, pattern)
@@ -271,3 +277,21 @@ def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path
     with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern uses \\w"):
         save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")
     assert not (tmp_path / "tokenizer.json").exists()
+
+
+def test_our_tokenizer_json_spells_code_points_for_oniguruma(tmp_path: Path) -> None:
+    """regex's ``\\U00003040`` means nothing to Oniguruma, which spells a code point ``\\x{3040}``."""
+    from core.formats import save_tokenizer
+    from core.model import BPEModel
+
+    hiragana = "[\\U00003040-\\U0000309F]+|[^\\U00003040-\\U0000309F]"
+    model = BPEModel(
+        {i: bytes([i]) for i in range(256)} | {256: b"\xe3\x81", 257: "の".encode(), 258: "のの".encode()},
+        [(b"\xe3", b"\x81"), (b"\xe3\x81", b"\xae"), ("の".encode(), "の".encode())],
+        pattern=hiragana,
+    )
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    ours = encoder(model)
+    for text in ["ののa", "猫のの。", "abc"]:
+        assert ours.encode(text) == reference.encode(text).ids, text
