@@ -84,6 +84,12 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     id_of = {token: token_id for token_id, token in vocab.items()}
     for index, added in enumerate(added_tokens or []):
         token_id, content = _added_token(added, index, path)
+        if char_base and _byte_fallback_byte(content) is not None:
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {content!r} is a byte-fallback token and an added token, so Hugging "
+                f"Face also matches the text {content!r} as that byte; bpe-tui's character-level BPE keeps byte tokens "
+                "out of added_tokens: not supported"
+            )
         existing = vocab.get(token_id)
         text = utf8(content, path, f"added_tokens[{index}]")
         if id_of.get(text, token_id) != token_id:

@@ -295,3 +295,19 @@ def test_our_tokenizer_json_spells_code_points_for_oniguruma(tmp_path: Path) -> 
     ours = encoder(model)
     for text in ["ののa", "猫のの。", "abc"]:
         assert ours.encode(text) == reference.encode(text).ids, text
+
+
+def test_character_level_bpe_with_byte_tokens_among_the_added_tokens_is_refused_saying_so(tmp_path: Path) -> None:
+    """``tokenizers`` trains ``<0xXX>`` byte tokens only as special tokens, which it then matches in the text."""
+    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+    reference = tokenizers.Tokenizer(models.BPE(byte_fallback=True))
+    reference.pre_tokenizer = pre_tokenizers.Split(Regex(r" ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+"), "isolated")
+    reference.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
+    byte_tokens = [f"<0x{byte:02X}>" for byte in range(256)]
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=byte_tokens, show_progress=False)
+    reference.train_from_iterator([TRAINING_TEXT], trainer=trainer)
+    path = tmp_path / "tokenizer.json"
+    reference.save(str(path))
+    assert reference.encode("<0x41>").ids == [0x41]
+    assert "added_tokens[0] '<0x00>' is a byte-fallback token and an added token" in load_error(path)
