@@ -36,6 +36,8 @@ PARQUET_BATCH_ROWS = 1024
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
 _JSON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
@@ -112,6 +114,8 @@ def _skip_or_stop(problem: str, what: str, shard: Shard, options: ReadOptions, s
 def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
     name = options.text_field
     for number, line in enumerate(stream, 1):
+        if number == 1 and line.startswith(_UTF8_BOM):
+            line = line[len(_UTF8_BOM):]  # editors on Windows start UTF-8 files with one; it is not part of a record
         if not line.strip():
             continue  # blank lines (a trailing one above all) hold no record
         try:

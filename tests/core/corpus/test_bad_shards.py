@@ -183,3 +183,14 @@ def test_an_empty_text_field_is_refused(tmp_path: Path) -> None:
     write_shard(tmp_path, "a.jsonl", GOOD)
     with pytest.raises(SettingsError, match="text field ''"):
         TrainingRun(tmp_path / "a.jsonl", 300, text_field="")
+
+
+@pytest.mark.parametrize("compression", [None, "gz"])
+def test_a_json_lines_shard_may_start_with_a_byte_order_mark(tmp_path: Path, compression: str | None) -> None:
+    # Editors on Windows save UTF-8 with one; it is not part of the first record. Elsewhere it stays an error.
+    name = "bom.jsonl" + (f".{compression}" if compression else "")
+    data = b"".join(json.dumps({"text": text}).encode() + b"\n" for text in GOOD)
+    (tmp_path / name).write_bytes(compress(b"\xef\xbb\xbf" + data, compression))
+    assert train_bpe(tmp_path / name, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
+    (tmp_path / name).write_bytes(compress(data + b"\xef\xbb\xbf" + data, compression))
+    one_line_error(tmp_path / name, f"{name}: line {len(GOOD) + 1}: not valid JSON")
