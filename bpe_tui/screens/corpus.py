@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text, TextType
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -98,6 +99,11 @@ class CorpusTree(DirectoryTree):
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         return [path for path in paths if not path.name.startswith(".") and path not in self.hidden]
+
+    def process_label(self, label: TextType) -> Text:
+        # A file's name as every pane shows names: an escape sequence in it reached the terminal (recolouring
+        # the screen), a byte that is not UTF-8 was written wider than measured and broke the row.
+        return super().process_label(shown_text(label) if isinstance(label, str) else label)
 
 
 class CorpusScreen(PaneScreen):

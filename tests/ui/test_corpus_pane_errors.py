@@ -9,6 +9,7 @@ import pytest
 from textual.content import Content
 from textual.message import Message
 from textual.notifications import Notify
+from textual.widgets import DirectoryTree
 
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
@@ -56,6 +57,18 @@ async def test_a_corpus_name_is_shown_as_typed(tmp_path: Path) -> None:
         await settle(pilot)
         title = app.screen.query_one("#preview-box").border_title  # as markup, the form Textual keeps it in
         assert Content.from_markup(str(title)).plain == r"Preview · [bold]odd\x1b[2J.txt"
+
+
+async def test_the_tree_shows_file_names_as_typed(tmp_path: Path) -> None:
+    # The tree wrote names raw: ESC reached the terminal, and a byte that is not UTF-8 broke the row's width.
+    (tmp_path / "[bold]odd\x1b[31m.txt").write_text("some text\n", encoding="utf-8")
+    (tmp_path / os.fsdecode(b"bad\xffname.txt")).write_text("some text\n", encoding="utf-8")
+    app = make_app(session=make_session(), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#tree", DirectoryTree)
+        labels = sorted(node.label.plain for node in tree.root.children)
+        assert labels == [r"[bold]odd\x1b[31m.txt", r"bad\xffname.txt"]
 
 
 async def test_a_stale_scan_failure_leaves_the_chosen_files_stats(tmp_path: Path) -> None:
