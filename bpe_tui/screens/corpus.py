@@ -353,7 +353,8 @@ class CorpusScreen(PaneScreen):
         elif len(message.matches) == 1:
             self._hint(None)
         else:
-            shown = "  ".join(message.matches[:8]) + ("  …" if len(message.matches) > 8 else "")
+            # Names from the file system, escapes written out: an ESC in one reached the terminal.
+            shown = "  ".join(map(shown_text, message.matches[:8])) + ("  …" if len(message.matches) > 8 else "")
             self._hint(Content.assemble((f"{len(message.matches)}: ", "bold"), shown))
 
     def _hint(self, content: Content | None) -> None:

@@ -122,3 +122,18 @@ async def test_tab_goes_from_the_tree_to_the_form_past_a_long_preview(tmp_path: 
         assert app.focused is not None and app.focused.id == "tree"
         await pilot.press("tab")
         assert isinstance(app.focused, Input) and app.focused.id == "vocab"
+
+
+async def test_tab_lists_matching_names_as_typed(tmp_path: Path) -> None:
+    # The list under the path box wrote names raw: an ESC in one reached the terminal and broke the row.
+    (tmp_path / "esc\x1b[31mred.txt").write_text("x\n", encoding="utf-8")
+    (tmp_path / "empty.txt").write_text("x\n", encoding="utf-8")
+    app = make_app(services=make_services(corpus_root=tmp_path), start_mode="corpus")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("p")
+        app.screen.query_one(PathBox).value = f"{tmp_path}/e"
+        await pilot.press("tab")
+        await pilot.pause()
+        hint = app.screen.query_one("#corpus-path-hint", Static).render()
+        assert str(hint) == r"2: empty.txt  esc\x1b[31mred.txt"
