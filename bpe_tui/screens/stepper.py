@@ -355,7 +355,7 @@ class StepperScreen(PaneScreen):
             return f"replaying {loaded.shown_name if loaded is not None else '—'}"
         if self.source == "corpus":
             steps = self._live.get("corpus")
-            name = self._corpus.name if self._corpus is not None else "—"
+            name = shown_text(self._corpus.name) if self._corpus is not None else "—"
             whole = steps is not None and self._corpus is not None and len(steps.text.encode()) >= CORPUS_BYTES
             return f"live training on {name}" + (f" (first {CORPUS_BYTES // 1024} KiB)" if whole else "")
         return f"live training on the {self.source} sample"

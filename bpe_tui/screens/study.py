@@ -29,7 +29,7 @@ from bpe_tui.messages import SessionChanged
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
 from bpe_tui.session import Session
-from bpe_tui.text import escape_token
+from bpe_tui.text import escape_token, shown_text
 from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.study_plot import Series, StudyPlot
 from bpe_tui.study_process import StudyProcess, StudySpec
@@ -169,7 +169,7 @@ class StudyScreen(PaneScreen):
     def corpus(self) -> tuple[Path | None, str]:
         """The corpus a study would train on, and how to call it."""
         if self._session.corpus_path is not None:
-            return self._session.corpus_path, self._session.corpus_path.name
+            return self._session.corpus_path, shown_text(self._session.corpus_path.name)
         sample = self._session.sample_path("english")
         return sample, "english sample"
 

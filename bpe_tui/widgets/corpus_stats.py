@@ -8,7 +8,7 @@ from textual.widgets import Static
 from core.analysis.corpus_stats import SCRIPT_SAMPLE_BYTES, CorpusStats
 from core.analysis.script_mix import SCRIPTS
 
-from bpe_tui.text import format_bytes, unlisted_markers_line
+from bpe_tui.text import format_bytes, shown_text, unlisted_markers_line
 
 BAR_WIDTH = 10
 MARKERS_REMEDY = "add them to the specials field to keep them whole"
@@ -36,7 +36,7 @@ def stats_content(stats: CorpusStats) -> Content:
     done = "" if stats.complete else f"  (scanning {stats.bytes_read * 100 // max(stats.size, 1)}%)"
     lines = [
         Content.assemble(
-            (stats.path.name, "bold"),
+            (shown_text(stats.path.name), "bold"),  # a file's name: an ESC in it must not reach the terminal
             f"  {format_bytes(stats.size)} · {_count(stats.lines, 'line')} · "
             f"{_count(stats.documents, 'document')}{done}",
         ),

@@ -9,7 +9,7 @@ import pytest
 from textual.content import Content
 from textual.message import Message
 from textual.notifications import Notify
-from textual.widgets import DirectoryTree
+from textual.widgets import DirectoryTree, Static
 
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
@@ -95,3 +95,20 @@ async def test_a_tokenizer_file_chosen_as_corpus_says_so(tmp_path: Path) -> None
         await settle(pilot)
         shown = str(app.screen.query_one(CorpusStatsView).content)
         assert shown == f"{path}: is a tokenizer file, not a corpus; ctrl+o opens it as a tokenizer"
+
+
+async def test_a_corpus_name_is_written_out_in_stats_study_and_stepper(tmp_path: Path) -> None:
+    # The stats line, the study header and the stepper's top line wrote the name raw: ESC reached the terminal.
+    path = tmp_path / "esc\x1b[31mred.txt"
+    path.write_text("low lower newest\n" * 20, encoding="utf-8")
+    written = r"esc\x1b[31mred.txt"
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert str(app.screen.query_one(CorpusStatsView).content).startswith(f"{written}  ")
+        await pilot.press("8")
+        await settle(pilot)
+        assert f"corpus: {written} " in str(app.screen.query_one("#study-header", Static).render())
+        await pilot.press("3", "c", "c", "c")  # the stepper's sources: english, japanese, the corpus
+        await settle(pilot)
+        assert f"live training on {written}" in str(app.screen.query_one("#stepper-top", Static).render())
