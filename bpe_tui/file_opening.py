@@ -106,7 +106,7 @@ def offer_as_corpus(app: OpeningApp, path: Path) -> None:
         remember(app.services.recent_store, corpus)
         app.session.set_corpus(corpus)
         app.switch_mode("corpus")
-        app.notify(f"Corpus: {corpus}", markup=False)
+        app.notify(f"Corpus: {shown_text(corpus)}", markup=False)
 
     app.push_screen(CorpusOfferDialog(path), chosen)
 

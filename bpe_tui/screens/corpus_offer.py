@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
+from bpe_tui.text import shown_text
+
 
 class CorpusOfferDialog(ModalScreen[bool]):
     """Says that ``path`` is text in no tokenizer format; Enter (or the button) uses it as the corpus, Esc does not."""
@@ -36,7 +38,7 @@ class CorpusOfferDialog(ModalScreen[bool]):
         with Vertical(id="offer-dialog"):
             yield Label(
                 Content.assemble(
-                    (self._path.name, "bold"),
+                    (shown_text(self._path.name), "bold"),  # escapes written out, as every name
                     " is plain text, not a tokenizer file: it looks like a corpus. Use it as the corpus to train on?",
                 ),
                 id="offer-title",

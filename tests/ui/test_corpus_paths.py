@@ -137,3 +137,23 @@ async def test_tab_lists_matching_names_as_typed(tmp_path: Path) -> None:
         await pilot.pause()
         hint = app.screen.query_one("#corpus-path-hint", Static).render()
         assert str(hint) == r"2: empty.txt  esc\x1b[31mred.txt"
+
+
+async def test_ctrl_o_offer_and_its_notice_write_a_name_out(tmp_path: Path) -> None:
+    # The offer and the "Corpus: ..." notice wrote the file's name raw: an ESC in it reached the terminal.
+    text = tmp_path / "esc\x1b[31mred.txt"
+    text.write_text("Some plain English text, far from any tokenizer format.\n" * 20, encoding="utf-8")
+    app = make_app(services=make_services(recent_store=tmp_path / "recent.json"), start_mode="inspector")
+    seen: list[object] = []
+    async with app.run_test(size=(100, 30), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        app.screen.query_one(Input).value = str(text)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CorpusOfferDialog)
+        assert str(app.screen.query_one("#offer-title").render()).startswith(r"esc\x1b[31mred.txt is plain text")
+        await pilot.press("enter")
+        await settle(pilot)
+    texts = [n.message for n in (getattr(m, "notification", None) for m in seen) if n is not None]
+    assert rf"Corpus: {tmp_path}/esc\x1b[31mred.txt" in texts
