@@ -27,8 +27,11 @@ class TrainedTokenizer:
     session_index: int
 
     def save_path(self, folder: Path) -> Path:
-        """Where it is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``."""
+        """Where it is offered to be saved: ``<corpus stem>-<vocab size>.json`` in ``folder``, with what cannot
+        be shown in the stem (control characters, bytes that are not UTF-8) as ``_``: the save dialog's field
+        shows the path as it is, and an ESC in a corpus's name reached the terminal from there."""
         stem = self.spec.corpus_path.stem if self.spec.corpus_path is not None else "samples"
+        stem = "".join(char if char.isprintable() else "_" for char in stem)
         return folder / f"{stem}-{self.loaded.model.vocab_size}.json"
 
 

@@ -165,3 +165,18 @@ async def test_editing_the_path_takes_back_the_message_about_the_old_one(tmp_pat
         await pilot.press("x")
         await pilot.pause()
         assert str(dialog.query_one("#path-error", Static).content) == ""
+
+
+async def test_the_offered_name_holds_nothing_that_drives_the_terminal(tmp_path: Path) -> None:
+    # The dialog's field shows the path as it is: an ESC in the corpus's name reached the terminal.
+    corpus = tmp_path / "esc\x1b[31mred.txt"
+    corpus.write_text("some text\n" * 20, encoding="utf-8")
+    first, rest = split_after_merges(20)
+    source = HeldSource(first, rest)
+    source.release.set()
+    services = make_services(source_factory=held_factory(source), corpus_root=tmp_path)
+    seen: list[Message] = []
+    app = make_app(session=make_session(corpus), services=services)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        dialog = await trained_and_asked(pilot, seen)
+        assert dialog.query_one(Input).value == str(tmp_path / "esc_[31mred-400.json")
