@@ -32,6 +32,16 @@ from core.errors import SettingsError, TokenizerFileError
 _BRACED_ESCAPES = "pPxNu"
 """Escapes that may take a braced argument (``\\p{L}``, ``\\x{3042}``), which may hold ``^``."""
 
+
+def _escape_end(pattern: str, i: int) -> tuple[str, int]:
+    """The letter of the escape at ``pattern[i]`` (a backslash) and where the escape ends (``\\x{3042}`` whole)."""
+    end = i + 2
+    letter = pattern[i + 1 : i + 2]
+    if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
+        end = pattern.find("}", end) + 1 or len(pattern)
+    return letter, end
+
+
 _DIFFERENT = {
     "H": "\\H",
     "w": "\\w",
@@ -57,10 +67,7 @@ def python_pattern(pattern: str, where: str) -> str:
     while i < size:
         char = pattern[i]
         if char == "\\":
-            end = i + 2
-            letter = pattern[i + 1 : i + 2]
-            if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
-                end = pattern.find("}", end) + 1 or size
+            letter, end = _escape_end(pattern, i)
             escape = pattern[i:end]
             if (letter.isdigit() and letter != "0" or letter == "k") and not depth:
                 _refuse(where, escape, "a back-reference, whose group is written here as one that does not capture")
@@ -156,10 +163,7 @@ def onig_pattern(pattern: str, label: str) -> str:
         char = pattern[i]
         refused = ""
         if char == "\\":
-            end = i + 2
-            letter = pattern[i + 1 : i + 2]
-            if letter and letter in _BRACED_ESCAPES and pattern[end : end + 1] == "{":
-                end = pattern.find("}", end) + 1 or size
+            letter, end = _escape_end(pattern, i)
             escape = pattern[i:end]
             if escape in ("\\w", "\\W", "\\h", "\\H") or letter == "N" or escape in ("\\b", "\\B") and not in_class:
                 refused = escape
