@@ -18,8 +18,9 @@ SHOWN_PAIRS = 8
 SHOWN_WORDS = 12
 
 
-def corpus_option(help_text: str) -> LensOption:
-    return LensOption("corpus", "corpus", "path", default=None, help=help_text)
+def corpus_option(help_text: str, default_name: str) -> LensOption:
+    """The corpus field: ``help_text`` for ``--help``, and the default's short name for the pane's field."""
+    return LensOption("corpus", "corpus", "path", default=None, help=help_text, hint=f"a path (empty: {default_name})")
 
 
 def word_counts(context: LensContext, corpus: str | None) -> dict[str, int]:
@@ -61,7 +62,7 @@ LENS = LensSpec(
     description="Weighted pair counts pass by pass on a word-frequency corpus, ties and all",
     options=(
         LensOption("passes", "passes", "int", default=10, minimum=1, maximum=200, help="how many passes, one merge each (default 10)"),
-        corpus_option("word-count lines or any text (default: the bundled samples/word_counts.txt)"),
+        corpus_option("word-count lines or any text (default: the bundled samples/word_counts.txt)", "samples/word_counts.txt"),
     ),
     compute=compute,
     render_text=render_text,

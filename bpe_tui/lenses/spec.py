@@ -76,6 +76,7 @@ class LensOption:
             empty value means the lens's bundled default).
         default: the value when none is given, or a function of the context giving it.
         help: one line for ``--help`` and the pane.
+        hint: a shorter line for the pane's field, where ``help`` would be cut at 80 columns (``help`` if empty).
         minimum, maximum: an int's bounds (inclusive); ``maximum`` may be a function of the context, or
             ``None`` for no upper bound.
         step: how far ←/→ moves an int (shift+←/→ moves a twentieth of the range, at least ``step``).
@@ -86,6 +87,7 @@ class LensOption:
     kind: OptionKind
     default: Any = None
     help: str = ""
+    hint: str = ""
     minimum: int = 0
     maximum: int | Callable[[Any], int] | None = None
     step: int = 1

@@ -53,7 +53,9 @@ LENS = LensSpec(
     options=(
         LensOption("word", "word", "text", default=DEFAULT_WORD, help="the word to segment"),
         LensOption("top", "top", "int", default=20, minimum=1, maximum=RANK_DEPTH, help="how many segmentations to list (default 20)"),
-        corpus_option("the text token counts come from (default: the bundled English, Japanese and mixed samples)"),
+        corpus_option(
+            "the text token counts come from (default: the bundled English, Japanese and mixed samples)", "the samples"
+        ),
     ),
     compute=compute,
     render_text=render_text,

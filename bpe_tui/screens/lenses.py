@@ -213,7 +213,7 @@ class LensesScreen(PaneScreen):
             self._spec = spec
             values = self.values()
             inputs = [
-                Input(value=values[option.name] or "", placeholder=f"{option.label}: {option.help}",
+                Input(value=values[option.name] or "", placeholder=f"{option.label}: {option.hint or option.help}",
                       id=f"lens-field-{option.name}", compact=True)
                 for option in spec.options if option.kind in ("text", "path")
             ]

@@ -188,3 +188,21 @@ async def test_brackets_choose_which_slider_the_arrows_move(monkeypatch) -> None
         await ready(pilot)
         assert screen.last_result == Sizes(5, merges - 1, True)
         assert "5 x" in str(screen.query_one("#lens-body").render())
+
+
+async def test_every_field_says_what_it_takes_within_its_width_at_80_columns() -> None:
+    """A field's placeholder is its only label: one cut short at 80x24 lost the corpus default it names."""
+    app = make_app(session=session_with(english_500()), start_mode="lenses")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        checked = 0
+        for index, spec in enumerate(LENSES):
+            if index:
+                await pilot.press("down")
+                await ready(pilot)
+            assert screen.spec is spec
+            for field in screen.query("#lens-fields Input").results(Input):
+                assert len(field.placeholder) <= field.content_region.width, (spec.name, field.placeholder)
+                checked += 1
+        assert checked == sum(option.kind in ("text", "path") for spec in LENSES for option in spec.options)
