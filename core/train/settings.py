@@ -18,6 +18,11 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
     """Reject settings that cannot work, with one line that says what to change."""
     if isinstance(special_tokens, str):
         raise SettingsError("special_tokens must be a list of strings, not one string; wrap it in a list")
+    if not isinstance(special_tokens, Sequence):  # None, or a set or generator: no order to give ids in
+        raise SettingsError(
+            f"special_tokens must be a list of strings (their ids follow its order), not {type(special_tokens).__name__}; "
+            "pass [] for none"
+        )
     for token in special_tokens:
         if not isinstance(token, str) or token == "":
             raise SettingsError(f"special token {token!r} is empty or not a string; give non-empty strings")
@@ -33,7 +38,9 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
     if duplicates:
         raise SettingsError(f"special token {duplicates[0]!r} is given twice; give each special token once")
     minimum = 256 + len(special_tokens)
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < minimum:
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):  # "too small" would send them astray
+        raise SettingsError(f"vocab size {vocab_size!r} must be a whole number (an int), not {type(vocab_size).__name__}")
+    if vocab_size < minimum:
         raise SettingsError(
             f"vocab size {vocab_size!r} is too small: it must be at least {minimum} "
             f"(256 bytes + {len(special_tokens)} special tokens)"

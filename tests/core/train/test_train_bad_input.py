@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,25 @@ def test_vocab_size_below_256_is_refused(samples_dir: Path) -> None:
     with pytest.raises(SettingsError) as caught:
         train_bpe(samples_dir / "toy.txt", 100, [])
     assert "100" in error_of(caught)
+
+
+@pytest.mark.parametrize("size", [300.0, "300", Fraction(300)])
+def test_a_vocab_size_that_is_not_an_int_is_named_as_such_not_too_small(samples_dir: Path, size: object) -> None:
+    """300.0 was refused as "too small: it must be at least 257", which sent the user looking at the number."""
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", size, [SPECIAL])  # type: ignore[arg-type]
+    message = error_of(caught)
+    assert "too small" not in message and "whole number" in message and type(size).__name__ in message
+
+
+@pytest.mark.parametrize("tokens", [None, {SPECIAL}, (token for token in [SPECIAL])])
+def test_special_tokens_that_are_not_a_list_are_refused_by_name(samples_dir: Path, tokens: object) -> None:
+    """None raised "'NoneType' object is not iterable" and a generator "has no len()", from deep inside; a set
+    would number its tokens in an order that changes from run to run."""
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 300, tokens)  # type: ignore[arg-type]
+    message = error_of(caught)
+    assert "special_tokens must be a list" in message and type(tokens).__name__ in message
 
 
 def test_empty_special_token_is_refused(samples_dir: Path) -> None:
