@@ -113,6 +113,11 @@ def checked_specials(special_tokens: object) -> list[str]:
         )
     if isinstance(special_tokens, (bytes, bytearray, Mapping)) or not isinstance(special_tokens, Iterable):
         raise TypeError(f"special_tokens must be a list of strings, not {type(special_tokens).__name__}")
+    if isinstance(special_tokens, (set, frozenset)):  # the ids appended would follow hash order, per process
+        raise TypeError(
+            f"special_tokens must be a list of strings, not a {type(special_tokens).__name__}: the ids of those missing "
+            "from the vocab follow its order; write a list, e.g. sorted(...)"
+        )
     tokens = list(special_tokens)
     for position, token in enumerate(tokens):
         if not isinstance(token, str):

@@ -36,6 +36,16 @@ def test_special_tokens_missing_from_vocab_get_new_ids_in_order() -> None:
     assert tok.encode("ab<y>ab<x>") == [300, 302, 300, 301]
 
 
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_special_tokens_as_a_set_are_refused(kind) -> None:
+    """A set's order is its hash order, which PYTHONHASHSEED changes from process to process: three tokens
+    appended got ids [256, 257, 258], [258, 257, 256] or [257, 256, 258], so two workers disagreed."""
+    tokens = kind(["<|a|>", "<|b|>", "<|c|>"])
+    with pytest.raises(TypeError, match=f"not a {kind.__name__}"):
+        Tokenizer(byte_vocab(), [], tokens)
+    assert Tokenizer(byte_vocab(), [], sorted(tokens)).encode("<|a|><|c|>") == [256, 258]
+
+
 def test_special_token_already_in_vocab_keeps_its_id() -> None:
     tok = Tokenizer(byte_vocab() | {256: EOT.encode()}, [], [EOT])
     assert tok.encode(EOT) == [256]
