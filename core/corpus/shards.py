@@ -5,7 +5,8 @@ A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl`
 ``.xz`` or ``.zst``. A file named on its own, or matched by a glob, with any other name is read as plain
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
-``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm.
+``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
+followed, each folder searched once.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
 plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
@@ -197,8 +198,17 @@ def _folder(folder: str) -> Corpus:
     def refuse(error: OSError) -> None:
         raise CorpusError(f"{shown_path(error.filename or folder)}: {os_problem(error)}")
 
-    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+    # Links to folders are followed, as links to files are (a corpus assembled from folders elsewhere);
+    # each real folder is searched once, so a link back up the tree or a second link to one adds nothing.
+    searched = {os.path.realpath(folder)}
+    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=True):
+        kept: list[str] = []
+        for name in sorted(dirs):
+            real = os.path.realpath(os.path.join(root, name))
+            if not name.startswith((".", "_")) and real not in searched:
+                searched.add(real)
+                kept.append(name)
+        dirs[:] = kept
         for name in sorted(files):
             kind, _ = shard_format(name)
             if kind is None or name.startswith((".", "_")):

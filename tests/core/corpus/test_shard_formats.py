@@ -175,3 +175,17 @@ def test_worker_processes_count_the_shards_to_the_same_merges(tmp_path: Path, mo
         jobs.clear()
         assert train_bpe(tmp_path / "corpus", 400, [SPECIAL], workers=workers) == expected
         assert jobs and jobs[0] == 5  # one job a shard, all in the pool
+
+
+def test_a_folder_follows_a_linked_subfolder_once(tmp_path: Path) -> None:
+    """Shards reached through a symbolic link to a folder are part of the corpus, as linked files are; a
+    link back up the tree (a loop) or to a folder already searched adds nothing twice."""
+    documents = sample_documents()
+    write_shard(tmp_path / "corpus", "a.jsonl", documents[:300])
+    write_shard(tmp_path / "elsewhere", "b.jsonl", documents[300:])
+    (tmp_path / "corpus" / "more").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "corpus" / "again").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere" / "loop").symlink_to(tmp_path / "corpus")
+    corpus = open_corpus(tmp_path / "corpus")
+    assert [Path(s.path).relative_to(tmp_path / "corpus").as_posix() for s in corpus.shards] == ["a.jsonl", "again/b.jsonl"]
+    assert train_bpe(tmp_path / "corpus", 270, [SPECIAL]) == reference.train(joined_text(documents), 270, [SPECIAL])
