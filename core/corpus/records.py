@@ -171,8 +171,10 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
             )
         kind = schema.field(name).type
         value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
+        # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds
+        # records all the same: none in an empty shard, else null ones, bad records as in a string column.
         if not (pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
-                or pyarrow.types.is_string_view(value_kind)):
+                or pyarrow.types.is_string_view(value_kind) or pyarrow.types.is_null(value_kind)):
             raise CorpusError(
                 f"{shard.shown}: column {name!r} holds {kind}, not strings; "
                 "set the text field to the column holding the text"

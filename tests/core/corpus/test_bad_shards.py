@@ -194,3 +194,20 @@ def test_a_json_lines_shard_may_start_with_a_byte_order_mark(tmp_path: Path, com
     assert train_bpe(tmp_path / name, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
     (tmp_path / name).write_bytes(compress(data + b"\xef\xbb\xbf" + data, compression))
     one_line_error(tmp_path / name, f"{name}: line {len(GOOD) + 1}: not valid JSON")
+
+
+def test_a_parquet_column_of_nulls_is_a_column_of_null_records(tmp_path: Path) -> None:
+    """pandas writes an empty or all-None object column as Arrow's ``null`` type: an empty shard is
+    empty, and each null row is a bad record as a null in a string column is (named, skippable)."""
+    import pyarrow
+    import pyarrow.parquet
+
+    pyarrow.parquet.write_table(pyarrow.table({"text": pyarrow.array([], pyarrow.null())}), tmp_path / "empty.parquet")
+    write_shard(tmp_path, "rest.parquet", GOOD)
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
+    pyarrow.parquet.write_table(pyarrow.table({"text": pyarrow.array([None, None], pyarrow.null())}), tmp_path / "nulls.parquet")
+    one_line_error(tmp_path, "nulls.parquet: row 1: the 'text' value is null, not a string", "skip bad records")
+    run = TrainingRun(tmp_path, 300, [SPECIAL], workers=1, skip_bad_records=True)
+    list(run.events())
+    assert run.skipped.count == 2
+    assert (run.result().vocab, run.result().merges) == reference.train(joined_text(GOOD), 300, [SPECIAL])
