@@ -10,7 +10,7 @@ A bad record (a line that is not JSON, not an object, without the text field, a 
 string, a null in Parquet, invalid UTF-8) is a one-line :class:`~core.errors.CorpusError` naming the
 shard and the line (JSON lines, from 1) or row (Parquet, from 1). With ``skip_bad_records`` it is
 counted in a :class:`SkippedRecords` instead, and reading goes on. A corrupt or truncated archive, a
-Parquet file without the column, or one whose column holds no strings, stops the run whatever the
+Parquet file without the column, or one whose column holds neither strings nor bytes, stops the run whatever the
 options: there is no next record to go on to, or none would be read.
 """
 
@@ -152,6 +152,15 @@ def _text_value(value: Any, name: str, errors: str) -> str:
     return value
 
 
+def _utf8_value(value: bytes, name: str, errors: str) -> str:
+    try:
+        return value.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as error:
+        raise BadRecord(
+            f"invalid UTF-8 at byte {error.start + 1} of the {name!r} value (byte 0x{value[error.start]:02x})"
+        ) from None
+
+
 def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
     parquet = require("pyarrow.parquet", f"{shard.shown}: a Parquet shard")
     import pyarrow
@@ -173,7 +182,11 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
         value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
         # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds
         # records all the same: none in an empty shard, else null ones, bad records as in a string column.
-        if not (pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
+        # Bytes (a string column written without Parquet's UTF-8 annotation, as old Hive and Impala did)
+        # are decoded as a text shard's bytes are.
+        binary = (pyarrow.types.is_binary(value_kind) or pyarrow.types.is_large_binary(value_kind)
+                  or pyarrow.types.is_binary_view(value_kind))
+        if not (binary or pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
                 or pyarrow.types.is_string_view(value_kind) or pyarrow.types.is_null(value_kind)):
             raise CorpusError(
                 f"{shard.shown}: column {name!r} holds {kind}, not strings; "
@@ -185,6 +198,8 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
                 for value in batch.column(0).to_pylist():
                     row += 1
                     try:
+                        if binary and value is not None:
+                            value = _utf8_value(value, name, options.errors)
                         yield _text_value(value, name, options.errors)
                     except BadRecord as bad:
                         _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)

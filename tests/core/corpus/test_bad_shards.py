@@ -211,3 +211,19 @@ def test_a_parquet_column_of_nulls_is_a_column_of_null_records(tmp_path: Path) -
     list(run.events())
     assert run.skipped.count == 2
     assert (run.result().vocab, run.result().merges) == reference.train(joined_text(GOOD), 300, [SPECIAL])
+
+
+def test_a_parquet_column_of_utf8_bytes_is_text(tmp_path: Path) -> None:
+    """Tools that write strings without Parquet's UTF-8 annotation (old Hive, Impala) leave a binary
+    column: its values are decoded as UTF-8 text is, invalid UTF-8 being a bad record (or U+FFFD)."""
+    import pyarrow
+    import pyarrow.parquet
+
+    values = [document.encode("utf-8") for document in GOOD]
+    pyarrow.parquet.write_table(pyarrow.table({"text": pyarrow.array(values, pyarrow.binary())}), tmp_path / "b.parquet")
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
+    bad = pyarrow.array([b"ok", b"caf\xe9"], pyarrow.large_binary())
+    pyarrow.parquet.write_table(pyarrow.table({"text": bad}), tmp_path / "b.parquet")
+    one_line_error(tmp_path, "b.parquet: row 2: invalid UTF-8 at byte 4 of the 'text' value (byte 0xe9)", "skip bad records")
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, errors="replace") == reference.train(
+        f"ok{SPECIAL}caf\ufffd", 300, [SPECIAL])
