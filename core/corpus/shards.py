@@ -6,7 +6,7 @@ A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl`
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
-followed, each folder searched once.
+followed, each folder searched once; a file a glob reaches by several paths is one shard.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
 plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -181,7 +182,7 @@ def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
     if os.path.isdir(text):
         return _folder(text)
     if not os.path.lexists(text) and glob.has_magic(text):
-        matches = sorted(p for p in glob.glob(text, recursive=True) if not os.path.isdir(p))
+        matches = _each_file_once(p for p in glob.glob(text, recursive=True) if not os.path.isdir(p))
         if not matches:
             raise CorpusError(
                 f"{shown_path(text)}: the pattern matches no file; check it, and quote it so the shell "
@@ -189,6 +190,15 @@ def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
             )
         return Corpus(text, tuple(shard_of(p) for p in matches))
     return Corpus(text, (shard_of(text),))
+
+
+def _each_file_once(paths: Iterable[str]) -> list[str]:
+    """``paths`` in sorted order, a file reached by several (``**`` follows links to folders, round a link
+    loop at every depth) kept once, by its shortest path."""
+    first: dict[str, str] = {}
+    for path in sorted(paths, key=lambda path: (path.count(os.sep), path)):
+        first.setdefault(os.path.realpath(path), path)
+    return sorted(first.values())
 
 
 def _folder(folder: str) -> Corpus:

@@ -189,3 +189,13 @@ def test_a_folder_follows_a_linked_subfolder_once(tmp_path: Path) -> None:
     corpus = open_corpus(tmp_path / "corpus")
     assert [Path(s.path).relative_to(tmp_path / "corpus").as_posix() for s in corpus.shards] == ["a.jsonl", "again/b.jsonl"]
     assert train_bpe(tmp_path / "corpus", 270, [SPECIAL]) == reference.train(joined_text(documents), 270, [SPECIAL])
+
+
+def test_a_glob_through_a_link_loop_reads_each_file_once(tmp_path: Path) -> None:
+    """``**`` follows links to folders, so a link back up the tree matched the same shard at every depth
+    (41 times here) and trained on each copy; a file the pattern reaches by several paths is one shard."""
+    write_shard(tmp_path / "d", "a.jsonl", ["one"])
+    write_shard(tmp_path / "d", "z.jsonl", ["two"])  # after "up/" in sorted order
+    (tmp_path / "d" / "up").symlink_to(tmp_path)
+    corpus = open_corpus(str(tmp_path / "**" / "*.jsonl"))
+    assert [Path(s.path).relative_to(tmp_path).as_posix() for s in corpus.shards] == ["d/a.jsonl", "d/z.jsonl"]
