@@ -9,13 +9,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.corpus.shards import open_corpus, shard_format
+from core.errors import CorpusError
+from core.formats.folders import folder_candidates
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS
 from bpe_tui import __version__
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
 """File endings taken as tokenizer files; anything else is a corpus. Directories are tokenizers
-(``tokenizer.json`` or ``vocab.json`` + ``merges.txt`` inside)."""
+(``tokenizer.json`` or ``vocab.json`` + ``merges.txt`` inside), except a folder of corpus shards without
+one."""
 
 
 class UsageError(Exception):
@@ -50,9 +54,11 @@ def is_tokenizer_path(path: Path) -> bool:
     becomes a clear load error instead.
     """
     if path.is_dir():
-        return True
+        return not _is_shard_folder(path)
     if path.suffix.lower() in TOKENIZER_SUFFIXES:
         return True
+    if shard_format(path.name)[0] == "jsonl":  # .jsonl, .ndjson: records start with '{' too
+        return False
     if path.name.endswith("merges.txt") or path.name.endswith("vocab.txt"):
         return True
     try:
@@ -62,6 +68,18 @@ def is_tokenizer_path(path: Path) -> bool:
             return handle.read(1) == b"{"
     except OSError:
         return False
+
+
+def _is_shard_folder(path: Path) -> bool:
+    """A folder without a tokenizer in it, holding corpus shards other than ``.json`` files (a ``.json``
+    may be a tokenizer file as well as JSON lines: a folder of those stays a tokenizer folder, as before)."""
+    if folder_candidates(path):
+        return False
+    try:
+        corpus = open_corpus(path)
+    except CorpusError:
+        return False
+    return any(not shard.path.lower().endswith(".json") for shard in corpus.shards)
 
 
 def sort_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:

@@ -30,3 +30,20 @@ def test_gpt2_files_in_different_folders_stay_separate(tmp_path: Path) -> None:
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no such file"):
         sort_paths([tmp_path / "absent.json"])
+
+
+def test_a_corpus_of_shards_is_a_corpus(tmp_path: Path) -> None:
+    """A JSON-lines file starts with '{' as a tokenizer does, and a folder of shards is a folder: both were
+    tried as tokenizers ('Could not load tokenizer'), never offered as the corpus."""
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "a.jsonl").write_text('{"text": "one"}\n{"text": "two"}\n', encoding="utf-8")
+    (shards / "meta.json").write_text('{"rows": 2}', encoding="utf-8")
+    (tmp_path / "b.ndjson").write_text('{"text": "three"}\n', encoding="utf-8")
+    tokenizer = tmp_path / "tok"
+    tokenizer.mkdir()
+    (tokenizer / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (tokenizer / "notes.txt").write_text("a shard-like file beside a tokenizer\n", encoding="utf-8")
+    tokenizers, corpora = sort_paths([shards, tmp_path / "b.ndjson", tokenizer])
+    assert tokenizers == [tokenizer.resolve()]
+    assert corpora == [shards.resolve(), (tmp_path / "b.ndjson").resolve()]
