@@ -26,6 +26,9 @@ from core.errors import CorpusError
 READ_BYTES = 1 << 20
 """How much compressed input is read at a time."""
 
+FEED_BYTES = 1 << 16
+"""How much ``.zst`` input is decompressed at a time: its output, all of it at once, is what memory holds."""
+
 NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
 
 
@@ -42,28 +45,34 @@ class ZstdStream(io.RawIOBase):
         self._raw = raw
         self._frame = self._new()
         self._pending = b""
+        self._start = 0  # of the bytes of _pending not yet returned
         self._in_frame = False  # bytes of the current frame have been fed
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._pending:
-            data = self._raw.read(READ_BYTES)
+        # The decompression object has no output limit: what a read of input gives comes out at once. So
+        # input is fed FEED_BYTES at a time, and the output handed on from an offset, never re-sliced:
+        # cutting the rest off after each read copied it again each time, quadratic in a read's output.
+        while self._start == len(self._pending):
+            data = self._raw.read(FEED_BYTES)
             if not data:
                 if self._in_frame:
                     raise TruncatedArchive("the file ends inside a zstd frame")
                 return 0
+            out: list[bytes] = []
             while data:
                 self._in_frame = True
-                self._pending += self._frame.decompress(data)
+                out.append(self._frame.decompress(data))
                 if not self._frame.eof:
                     break
                 data = self._frame.unused_data  # the next frame's first bytes, if any
                 self._frame, self._in_frame = self._new(), False
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
+            self._pending, self._start = b"".join(out), 0
+        n = min(len(buffer), len(self._pending) - self._start)
+        buffer[:n] = memoryview(self._pending)[self._start:self._start + n]
+        self._start += n
         return n
 
 

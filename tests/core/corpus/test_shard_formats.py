@@ -15,7 +15,7 @@ from core.corpus.text_stream import text_pieces
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.train.run import TrainingRun, train_bpe
 from core.train.shard_reading import count_job, shard_jobs
-from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents, write_shard
+from tests.core.corpus.corpus_cases import SPECIAL, joined_text, jsonl_bytes, sample_documents, write_shard
 
 FORMATS = [
     "docs.jsonl", "docs.json", "docs.jsonl.gz", "docs.jsonl.bz2", "docs.jsonl.xz", "docs.jsonl.zst",
@@ -199,3 +199,58 @@ def test_a_glob_through_a_link_loop_reads_each_file_once(tmp_path: Path) -> None
     (tmp_path / "d" / "up").symlink_to(tmp_path)
     corpus = open_corpus(str(tmp_path / "**" / "*.jsonl"))
     assert [Path(s.path).relative_to(tmp_path).as_posix() for s in corpus.shards] == ["d/a.jsonl", "d/z.jsonl"]
+
+
+
+def test_a_zst_shard_of_several_frames_reads_whole(tmp_path: Path) -> None:
+    """Frames with and without a content size, and a skippable frame (as ``pzstd`` writes), read whole."""
+    import zstandard
+
+    skippable = (0x184D2A50).to_bytes(4, "little") + (4).to_bytes(4, "little") + b"pzst"
+    documents = sample_documents()
+    first, rest = jsonl_bytes(documents[:300]), jsonl_bytes(documents[300:])
+    data = (skippable + zstandard.ZstdCompressor().compress(first)
+            + zstandard.ZstdCompressor(write_content_size=False).compress(rest))
+    (tmp_path / "d.jsonl.zst").write_bytes(data)
+    expected = reference.count_pretokens(joined_text(documents), [SPECIAL])
+    assert corpus_counts(tmp_path / "d.jsonl.zst", ReadOptions((SPECIAL,))) == expected
+
+
+def test_a_zst_read_that_expands_much_is_handed_on_without_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What one read of .zst input decompresses to comes out at once (a 19 KB log file gave 230 MB); it was
+    handed on a block at a time by cutting the rest off, a copy of the rest at every block (40 s of
+    copying there, and the output held twice). The stream keeps one copy whatever the reads."""
+    import io
+    import tracemalloc
+
+    import zstandard
+
+    from core.corpus.compression import ZstdStream
+
+    size = 32 << 20
+
+    class OneBigFrame:
+        eof = False
+        unused_data = b""
+
+        def decompress(self, data: bytes) -> bytes:
+            self.eof = True
+            return bytes(size)
+
+    class Decompressor:
+        def decompressobj(self) -> OneBigFrame:
+            return OneBigFrame()
+
+    monkeypatch.setattr(zstandard, "ZstdDecompressor", Decompressor)
+    stream = ZstdStream(io.BytesIO(b"one frame"), "big.txt.zst")
+    block = bytearray(1 << 20)
+    tracemalloc.start()
+    try:
+        read = 0
+        while n := stream.readinto(block):
+            read += n
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert read == size
+    assert peak < 1.25 * size
