@@ -195,16 +195,29 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
         row = 0
         try:
             for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[name]):
-                for value in batch.column(0).to_pylist():
+                for value in _column_bytes(batch.column(0), pyarrow):
                     row += 1
                     try:
-                        if binary and value is not None:
+                        if value is not None:
                             value = _utf8_value(value, name, options.errors)
                         yield _text_value(value, name, options.errors)
                     except BadRecord as bad:
                         _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
         except pyarrow.ArrowException as error:
             raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
+
+
+def _column_bytes(column: Any, pyarrow: Any) -> list[bytes | None]:
+    """The values of a text column as the bytes they hold (``None`` for a null), for :func:`_utf8_value` to
+    decode: a string column is not checked to be UTF-8 on writing, and pyarrow's own conversion raised a
+    bare UnicodeDecodeError on invalid UTF-8 (a traceback, never a bad record, ``errors`` not heeded)."""
+    if pyarrow.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    as_bytes = {pyarrow.string(): pyarrow.binary(), pyarrow.large_string(): pyarrow.large_binary(),
+                pyarrow.string_view(): pyarrow.binary_view()}.get(column.type)
+    if as_bytes is not None:
+        column = column.view(as_bytes)  # the same buffers, read as bytes
+    return column.to_pylist()
 
 
 class _ParquetSource:

@@ -227,3 +227,22 @@ def test_a_parquet_column_of_utf8_bytes_is_text(tmp_path: Path) -> None:
     one_line_error(tmp_path, "b.parquet: row 2: invalid UTF-8 at byte 4 of the 'text' value (byte 0xe9)", "skip bad records")
     assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, errors="replace") == reference.train(
         f"ok{SPECIAL}caf\ufffd", 300, [SPECIAL])
+
+
+def test_invalid_utf8_in_a_parquet_string_column_is_a_bad_record(tmp_path: Path) -> None:
+    """Parquet writers do not check a string column is UTF-8; pyarrow's conversion of such a value raised a
+    bare UnicodeDecodeError (a traceback). It is a bad record, named, skippable, and U+FFFD with 'replace';
+    dictionary-encoded and view columns read as plain ones."""
+    import pyarrow
+    import pyarrow.parquet
+
+    bad = pyarrow.array([b"ok", b"caf\xe9", b"fin"], pyarrow.binary()).view(pyarrow.string())
+    pyarrow.parquet.write_table(pyarrow.table({"text": bad}), tmp_path / "s.parquet")
+    one_line_error(tmp_path, "s.parquet: row 2: invalid UTF-8 at byte 4 of the 'text' value (byte 0xe9)", "skip bad records")
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, skip_bad_records=True) == reference.train(
+        f"ok{SPECIAL}fin", 300, [SPECIAL])
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, errors="replace") == reference.train(
+        f"ok{SPECIAL}caf\ufffd{SPECIAL}fin", 300, [SPECIAL])
+    for column in (pyarrow.array(GOOD).dictionary_encode(), pyarrow.array(GOOD, pyarrow.string_view())):
+        pyarrow.parquet.write_table(pyarrow.table({"text": column}), tmp_path / "s.parquet")
+        assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
