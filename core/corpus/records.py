@@ -126,7 +126,7 @@ def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: Skippe
 
 def _json_record(line: bytes, name: str, errors: str) -> str:
     try:
-        record = json.loads(line.decode("utf-8", errors=errors))
+        record = _json_object(line.decode("utf-8", errors=errors))
     except UnicodeDecodeError as error:
         raise BadRecord(f"invalid UTF-8 at column {error.start + 1} (byte 0x{line[error.start]:02x})") from None
     except json.JSONDecodeError as error:
@@ -138,6 +138,15 @@ def _json_record(line: bytes, name: str, errors: str) -> str:
         fields = ", ".join(repr(key) for key in list(record)[:8]) or "none"
         raise BadRecord(f"no {name!r} field (fields: {fields:.200}); set the text field to the one holding the text")
     return _text_value(record[name], name, errors)
+
+
+def _json_object(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an int of more than 4,300 digits, which Python will not convert
+        return json.loads(text, parse_int=float)  # numbers are never the text; as floats they parse
 
 
 def _text_value(value: Any, name: str, errors: str) -> str:

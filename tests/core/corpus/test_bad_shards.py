@@ -246,3 +246,12 @@ def test_invalid_utf8_in_a_parquet_string_column_is_a_bad_record(tmp_path: Path)
     for column in (pyarrow.array(GOOD).dictionary_encode(), pyarrow.array(GOOD, pyarrow.string_view())):
         pyarrow.parquet.write_table(pyarrow.table({"text": column}), tmp_path / "s.parquet")
         assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(joined_text(GOOD), 300, [SPECIAL])
+
+
+def test_a_record_with_a_huge_number_beside_its_text_is_read(tmp_path: Path) -> None:
+    """Python refuses to turn more than 4,300 digits into an int (a bare ValueError, a traceback); numbers
+    in a record are never the text, so such a record is read like any other."""
+    (tmp_path / "a.jsonl").write_text('{"text": "hi", "n": ' + "9" * 5000 + '}\n{"text": "there"}\n', encoding="utf-8")
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(f"hi{SPECIAL}there", 300, [SPECIAL])
+    (tmp_path / "a.jsonl").write_text('{"text": ' + "9" * 5000 + '}\n', encoding="utf-8")
+    one_line_error(tmp_path, "a.jsonl: line 1: the 'text' value is a number, not a string")
