@@ -132,6 +132,8 @@ def _json_record(line: bytes, name: str, errors: str) -> str:
     except json.JSONDecodeError as error:
         hint = " (the file looks like one JSON array; give JSON lines, one object a line)" if line.lstrip()[:1] == b"[" else ""
         raise BadRecord(f"not valid JSON ({error.msg} at column {error.colno}){hint}") from None
+    except RecursionError:  # Python's reader recurses once per level of nesting
+        raise BadRecord("nested deeper than Python's JSON reader goes (about 1,000 levels of arrays or objects)") from None
     if not isinstance(record, dict):
         raise BadRecord(f"a JSON {_JSON_TYPES.get(type(record), 'null')}, not an object with a {name!r} field")
     if name not in record:

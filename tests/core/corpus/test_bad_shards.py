@@ -255,3 +255,11 @@ def test_a_record_with_a_huge_number_beside_its_text_is_read(tmp_path: Path) -> 
     assert train_bpe(tmp_path, 300, [SPECIAL], workers=1) == reference.train(f"hi{SPECIAL}there", 300, [SPECIAL])
     (tmp_path / "a.jsonl").write_text('{"text": ' + "9" * 5000 + '}\n', encoding="utf-8")
     one_line_error(tmp_path, "a.jsonl: line 1: the 'text' value is a number, not a string")
+
+
+def test_a_record_nested_too_deeply_is_a_bad_record(tmp_path: Path) -> None:
+    """json.loads raised a bare RecursionError (a traceback) on a record nested past the interpreter's limit."""
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "a.jsonl").write_text(f'{{"text": "hi", "tree": {deep}}}\n{{"text": "there"}}\n', encoding="utf-8")
+    one_line_error(tmp_path, "a.jsonl: line 1: nested deeper than Python's JSON reader goes", "skip bad records")
+    assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, skip_bad_records=True) == reference.train("there", 300, [SPECIAL])
