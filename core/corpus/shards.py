@@ -108,6 +108,8 @@ class Corpus:
             fixed = _until_magic(path.parts)
             return Path(*fixed).resolve().name if fixed else Path.cwd().name
         name = path.name
+        if name in ("", "..") and not is_url(self.spec):  # ".", "./", "..": the folder's own name
+            name = path.resolve().name
         lowered = name.lower()
         for suffix in COMPRESSIONS:
             if lowered.endswith(suffix):

@@ -254,3 +254,10 @@ def test_a_zst_read_that_expands_much_is_handed_on_without_copies(monkeypatch: p
         tracemalloc.stop()
     assert read == size
     assert peak < 1.25 * size
+
+
+def test_a_folder_named_by_dots_is_named_after_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cd shards && bpe-tui train .`` saved its tokenizer as ``-300.json`` (the name of ``.`` is empty)."""
+    write_shard(tmp_path / "web" / "sub", "a.jsonl", ["one"])
+    monkeypatch.chdir(tmp_path / "web" / "sub")
+    assert [open_corpus(spec).name for spec in (".", "./", "..", "../sub")] == ["sub", "sub", "web", "sub"]
