@@ -6,7 +6,9 @@ A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl`
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
-followed, each folder searched once; a file a glob reaches by several paths is one shard.
+followed, each folder searched once; a file a glob reaches by several paths is one shard. A ``.json``
+file whose first line is a bare ``{`` (one object over several lines, such as a tokenizer saved there)
+cannot be JSON lines: a folder search leaves it out too.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
 plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
@@ -18,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,10 +226,11 @@ def _folder(folder: str) -> Corpus:
         dirs[:] = kept
         for name in sorted(files):
             kind, _ = shard_format(name)
-            if kind is None or name.startswith((".", "_")):
+            path = os.path.join(root, name)
+            if kind is None or name.startswith((".", "_")) or _json_over_lines(path):
                 ignored += 1
                 continue
-            shards.append(shard_of(os.path.join(root, name)))
+            shards.append(shard_of(path))
     if not shards:
         raise CorpusError(
             f"{shown_path(folder)}: the folder holds no corpus shard ({SHARD_NAMES}); "
@@ -234,6 +238,23 @@ def _folder(folder: str) -> Corpus:
         )
     shards.sort(key=lambda shard: shard.path)
     return Corpus(folder, tuple(shards), ignored)
+
+
+def _json_over_lines(path: str) -> bool:
+    """Whether ``path`` is a ``.json`` file whose first line is a bare ``{``: one JSON object written over
+    several lines (a tokenizer ``train`` saved among the shards, a ``dataset_infos.json``), which cannot be
+    JSON lines, so a folder search leaves it out."""
+    if not path.lower().endswith(".json"):
+        return False
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # never opened: a FIFO would block; shard_of refuses it
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return False  # shard_of says what is wrong with it
+    first, newline, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+    return bool(newline) and first.strip() == b"{"
 
 
 def _remote(url: str) -> Corpus:

@@ -261,3 +261,20 @@ def test_a_folder_named_by_dots_is_named_after_the_folder(tmp_path: Path, monkey
     write_shard(tmp_path / "web" / "sub", "a.jsonl", ["one"])
     monkeypatch.chdir(tmp_path / "web" / "sub")
     assert [open_corpus(spec).name for spec in (".", "./", "..", "../sub")] == ["sub", "sub", "web", "sub"]
+
+
+def test_a_folder_search_leaves_out_a_json_document_over_several_lines(tmp_path: Path) -> None:
+    """``cd shards && bpe-tui train .`` saves the tokenizer (one JSON object over many lines) among the
+    shards, and the next run read it as JSON lines and stopped at its line 1; it cannot be JSON lines, so a
+    folder search leaves it out (counted), as a Hugging Face ``dataset_infos.json`` or ``config.json``."""
+    import json
+
+    from core.formats import save_tokenizer
+    from core.model import BPEModel
+
+    write_shard(tmp_path, "a.json", ["one", "two"])
+    save_tokenizer(BPEModel({i: bytes([i]) for i in range(256)}, []), tmp_path / "web-256.json",
+                   format="bpe-tui")
+    (tmp_path / "dataset_infos.json").write_text("\ufeff" + json.dumps({"default": {}}, indent=2), encoding="utf-8")
+    corpus = open_corpus(tmp_path)
+    assert [Path(s.path).name for s in corpus.shards] == ["a.json"] and corpus.ignored == 2
