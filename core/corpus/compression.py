@@ -41,7 +41,9 @@ class ZstdStream(io.RawIOBase):
 
     def __init__(self, raw: BinaryIO, shown: str) -> None:
         zstandard = require("zstandard", f"{shown}: a .zst shard")
-        self._new = zstandard.ZstdDecompressor().decompressobj
+        # Up to zstd's largest window (2 GiB), as 'zstd -d --long=31' reads: files compressed with --long for
+        # their size are valid, and the default limit (128 MiB) called them corrupt.
+        self._new = zstandard.ZstdDecompressor(max_window_size=1 << 31).decompressobj
         self._raw = raw
         self._frame = self._new()
         self._pending = b""

@@ -238,6 +238,9 @@ def test_a_zst_read_that_expands_much_is_handed_on_without_copies(monkeypatch: p
             return bytes(size)
 
     class Decompressor:
+        def __init__(self, **options: object) -> None:
+            pass
+
         def decompressobj(self) -> OneBigFrame:
             return OneBigFrame()
 
@@ -278,3 +281,15 @@ def test_a_folder_search_leaves_out_a_json_document_over_several_lines(tmp_path:
     (tmp_path / "dataset_infos.json").write_text("\ufeff" + json.dumps({"default": {}}, indent=2), encoding="utf-8")
     corpus = open_corpus(tmp_path)
     assert [Path(s.path).name for s in corpus.shards] == ["a.json"] and corpus.ignored == 2
+
+
+def test_a_zst_shard_compressed_with_a_long_window_reads(tmp_path: Path) -> None:
+    """``zstd --long=31`` (a window past 128 MiB, for large files) is valid zstd; it was called corrupt
+    ('download or compress the shard again'), the decompressor's default limit being 128 MiB."""
+    import zstandard
+
+    params = zstandard.ZstdCompressionParameters.from_level(3, window_log=28, write_content_size=False)
+    stream = zstandard.ZstdCompressor(compression_params=params).compressobj()
+    (tmp_path / "long.jsonl.zst").write_bytes(stream.compress(jsonl_bytes(["one", "two"])) + stream.flush())
+    shard = open_corpus(tmp_path / "long.jsonl.zst").shards[0]
+    assert list(shard_documents(shard, ReadOptions(), SkippedRecords())) == [("one", False), ("two", False)]
