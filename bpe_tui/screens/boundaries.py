@@ -140,8 +140,10 @@ class BoundariesScreen(PaneScreen):
         self._measured: Measured | None = None
         """The main text's measurement on screen, ``None`` while it is being made."""
         self._sample_stats: dict[str, TextStats] = {}
-        self._text_label: tuple[str, str] | None = None
-        """(label, text): what to call the workbench's text while it is still the text put there by ``show_text``."""
+        self._text_label: tuple[str, str, str] | None = None
+        """(label, shown, text) from ``show_text``: what to call the workbench's text and the exact text it
+        stands for, while the field still holds ``shown``, what it made of ``text`` (a text field keeps one
+        kind of line break, so CRLF and LF in one text, or U+2028, come out of it changed)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -228,6 +230,13 @@ class BoundariesScreen(PaneScreen):
             return self._text_label[0]
         return "your text"
 
+    def _typed_text(self) -> str:
+        """The workbench's text: the field's, or while it is unedited, the exact text ``show_text`` put there."""
+        text = self._area().text
+        if self._text_label is not None and self._text_label[1] == text:
+            return self._text_label[2]
+        return text
+
     def _show_stats(self) -> None:
         """The stats table: the main text first (live), then the English and Japanese samples."""
         measured = self._measured
@@ -243,7 +252,7 @@ class BoundariesScreen(PaneScreen):
     def _main_text(self) -> str:
         """The whole text of the main view: the workbench's, or the sample shown."""
         if self.source == TYPED:
-            return self._area().text
+            return self._typed_text()
         return self._samples().get(self.source, "")
 
     def _encode_main(self) -> None:
@@ -394,7 +403,7 @@ class BoundariesScreen(PaneScreen):
         ``label`` (e.g. "ids.npy decoded") until it is edited. Focus stays where it is, so pane keys still work."""
         area = self._area()
         area.load_text(text)
-        self._text_label = (label, area.text)
+        self._text_label = (label, area.text, text)
         self.side_by_side = False
         self._typing_settled()
         self._show_stats()  # the same text under a new label is not encoded again, but its row is renamed
@@ -462,7 +471,7 @@ class BoundariesScreen(PaneScreen):
         self._typing_settled()
 
     def _typing_settled(self) -> None:
-        typed = self._area().text
+        typed = self._typed_text()
         self._session.set_workbench_text(typed)
         target = TYPED if typed else self._last_sample
         if target != self.source:

@@ -197,3 +197,22 @@ async def test_files_that_are_not_ids_open_as_before_whatever_their_name(tmp_pat
         assert workbench_text(app) == TEXT
         await open_with_ctrl_o(pilot, tmp_path / "corpus.txt")
         assert isinstance(app.screen, CorpusOfferDialog)  # text is still offered as a corpus
+
+
+async def test_decoded_text_with_mixed_line_breaks_is_measured_as_decoded(tmp_path: Path) -> None:
+    # A text field keeps one kind of line break: "\r\n" beside "\n", U+2028, form feed and NEL came out of it
+    # as the file's first kind, so the workbench counted (and Compare ran on) another text than the ids'.
+    text = "one\r\ntwo\nthree\u2028four\x0cfive\x85six\r\n"
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(text.encode("utf-8"))
+    ids = tmp_path / "ids.npy"
+    export_corpus(corpus, gpt2().model, ids)
+    app = make_app(session=session_with(gpt2()), start_mode="stepper")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_with_ctrl_o(pilot, ids)
+        assert app.session.workbench_text == text
+        table = app.screen.query_one(TextStatsTable)
+        assert str(table.get_cell("ids.npy decoded", "tokens")) == f"{len(gpt2().tokenizer.encode(text)):,}"
+        assert str(table.get_cell("ids.npy decoded", "bytes")) == f"{len(text.encode('utf-8')):,}"
+        tokens = app.screen.query_one("#boundaries-tokens").tokens
+        assert b"".join(span.token for span in tokens) == text.encode("utf-8")
