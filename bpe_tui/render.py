@@ -63,6 +63,11 @@ ESCAPE_STYLE = "italic #ffd75f"
 ID_STYLE = "#b8b8b8"
 """Foreground of inline token ids."""
 
+BASE_GLYPH = "◌"
+"""Drawn before a token that starts with a zero-width character (a combining mark such as Thai ``ั`` or
+Devanagari ``्``), as code charts show a lone mark: on its own it takes no cell and a terminal draws it on
+the character before it, so the token had no cell for its background or the cursor."""
+
 CURSOR_STYLE = "bold #000000 on #ffd75f"
 """The selected token: a colour outside every palette (256-colour 221, ANSI bright yellow), so it is never
 mistaken for a neighbour."""
@@ -89,10 +94,13 @@ def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
 
     Text has glyphs for whitespace (a newline shows ``↵`` and then really breaks the line) and escapes
     for control characters; stray bytes are hex, set off from the token's text by a plain space (real
-    spaces show as ``·``). Cached: a text repeats the same few thousand tokens over and over.
+    spaces show as ``·``); text that starts with a zero-width character gets a ``◌`` to sit on. Cached: a
+    text repeats the same few thousand tokens over and over.
 
     >>> body_parts(b" a\\n")
     (('·', '#9a9a9a'), ('a', ''), ('↵', '#9a9a9a'), ('\\n', ''))
+    >>> body_parts("\u0e31".encode())
+    (('◌', '#9a9a9a'), ('ั', ''))
     """
     parts: list[tuple[str, str]] = []
     for kind, value in token_pieces(token):
@@ -101,6 +109,8 @@ def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
         if isinstance(value, bytes):
             parts.append((hex_bytes(value), ""))
             continue
+        if get_character_cell_size(value[0]) == 0 and value[0] not in GLYPHS and escape_char(value[0]) is None:
+            parts.append((BASE_GLYPH, GLYPH_STYLE))
         for ch in value:
             glyph = GLYPHS.get(ch)
             if glyph is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -82,6 +83,19 @@ def test_tokens_content_ids_and_cursor() -> None:
 def test_japanese_is_double_width() -> None:
     content = tokens_content([T(1000, "日本語".encode())])
     assert content.cell_length == 6
+
+
+@pytest.mark.parametrize("mark", ["\u0e31", "\u094d", "\u093f", "\u0301", "\u1161", "\ufe0f", "\u0301\u0301"])
+def test_a_token_starting_with_a_zero_width_mark_takes_a_cell(mark: str) -> None:
+    # "สวัสดี" as GPT-2-like tokens: the lone mark took no cell, so the terminal drew it on the token before
+    # and the cursor on it showed nowhere. It sits on a dotted circle, as in code charts.
+    tokens = [T(1, "สว".encode()), T(2, mark.encode()), T(3, ("สด" + mark).encode())]
+    layout = layout_tokens(tokens)
+    middle = layout.content[layout.offsets[1] : layout.offsets[2]]
+    assert middle.plain == "◌" + mark and middle.cell_length == 1
+    assert layout.content[layout.offsets[2] :].plain == "สด" + mark  # a mark inside a token stays on its letter
+    cursor = layout.with_cursor(1).spans[-1]
+    assert layout.content.plain[cursor.start : cursor.end] == "◌" + mark
 
 
 def test_markup_is_never_parsed() -> None:
