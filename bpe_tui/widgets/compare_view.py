@@ -16,7 +16,7 @@ from textual.content import Content, Span
 from textual.geometry import Size
 from textual.widget import Widget
 
-from bpe_tui.render import is_special, pick_style
+from bpe_tui.render import BASE_GLYPH, is_special, pick_style
 from bpe_tui.text import escape_token
 from core.analysis.compare import Span as TokenSpan
 
@@ -57,7 +57,8 @@ def align_tokenizations(
 
     A character is coloured by the token its first byte is in; consecutive characters of one token
     share its colour, and a new token, or a character the tokenizer splits, takes a colour different
-    from the one before (``pick_style``).
+    from the one before (``pick_style``). A zero-width character (a combining mark) that some tokenizer
+    cuts at or inside is drawn on a ``◌``, so that its colour and its marker have a cell of their own.
     """
     extents: list[tuple[int, int]] = []
     offset = 0
@@ -85,8 +86,13 @@ def align_tokenizations(
             row.append(previous_style)
         styles.append(tuple(row))
     marked = tuple(any(cut in differing for cut in range(start, end)) for start, end in extents)
+    every_cut = {span.byte_start for spans in tokenizations for span in spans}
+    glyphs = [escape_token(ch) for ch in text]
+    for position, (start, end) in enumerate(extents):
+        if cell_len(glyphs[position]) == 0 and not every_cut.isdisjoint(range(start, end)):
+            glyphs[position] = BASE_GLYPH + glyphs[position]
     return AlignedText(
-        glyphs=tuple(escape_token(ch) for ch in text),
+        glyphs=tuple(glyphs),
         breaks=tuple(ch == "\n" for ch in text),
         styles=tuple(styles),
         marked=marked,
@@ -132,7 +138,7 @@ def render_aligned(aligned: AlignedText, width: int, labels: Sequence[str] = LET
                 position += len(glyph)
             lines.append(Content.styled(f"{label} ", "bold") + Content(text, spans, strip_control_codes=False))
         markers = "".join(
-            (MARKER if marked else " ").ljust(cell_len(glyph))
+            (MARKER if marked else " ").ljust(cells) if (cells := cell_len(glyph)) else ""
             for glyph, marked in zip(glyphs, aligned.marked[start:end])
         )
         markers = markers.rstrip()

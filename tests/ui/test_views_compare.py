@@ -43,6 +43,25 @@ def test_render_aligned_rows_and_marker_row() -> None:
     assert lines == ["A ab↵", "B ab↵", "   ▲", "A cd", "B cd", ""]
 
 
+def test_markers_stay_under_their_characters_past_combining_marks() -> None:
+    # "สวัสดี x": ั and ี take no cell. A cuts before each character, B keeps the word whole, and C
+    # cuts at the space and at x. The marker row gave each mark a cell of its own, so every marker after the
+    # first mark stood a cell to the right of its character (and an uncut mark still shifted them).
+    text = "สวัสดี x"
+    a = spans(3, 3, 3, 3, 3, 3, 1, 1)
+    b = spans(18, 2)
+    c = spans(18, 1, 1)
+    diff = boundary_diff([a, b, c])
+    aligned = align_tokenizations(text, [a, b, c], [[1, 2, 3, 4, 5, 6, 7, 8], [9, 10], [9, 11, 12]], diff.differing)
+    assert aligned.glyphs[2] == "◌ั" and aligned.glyphs[5] == "◌ี"  # cut at by A: a cell to be coloured in
+    rows = [line.plain for line in render_aligned(aligned, 40)]
+    assert rows[0] == "A สว◌ัสด◌ี·x"
+    assert rows[-1] == "   ▲▲▲▲▲ ▲"  # a cell each; the space is cut by all three, x by A and C
+    uncut = align_tokenizations(text, [b, c], [[9, 10], [9, 11, 12]], boundary_diff([b, c]).differing)
+    assert uncut.glyphs[2] == "ั"  # no one cuts at the mark: it stays on its letter
+    assert [line.plain for line in render_aligned(uncut, 40)][-1] == "       ▲"
+
+
 def test_wrap_counts_double_width_cells() -> None:
     aligned = align_tokenizations("日本語x", [spans(3, 3, 3, 1)], [[1, 2, 3, 4]], frozenset())
     assert wrap_positions(aligned, 4) == [(0, 2), (2, 4)]
