@@ -207,6 +207,33 @@ def subscript(number: int) -> str:
     return str(number).translate(_SUBSCRIPTS)
 
 
+def cell_width(text: str) -> int:
+    """Terminal cells ``text`` takes, as a terminal's ``wcwidth`` counts them: two for a wide or fullwidth
+    East Asian character, none for a combining mark or a format character, one for anything else.
+
+    Without rich, which the CLI does not load; the app measures with ``rich.cells.cell_len``.
+
+    >>> cell_width("ab"), cell_width("日本語"), cell_width("สวัสดี"), cell_width("ｶﾀｶﾅ")
+    (2, 6, 4, 4)
+    """
+    width = 0
+    for ch in text:
+        if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def pad_cells(text: str, width: int) -> str:
+    """``text`` followed by spaces up to ``width`` terminal cells (:func:`cell_width`), for a column of text
+    in which some is Japanese: ``str.ljust`` counts characters, and a kanji takes two cells.
+
+    >>> pad_cells("日本", 6) + "|", pad_cells("ab", 6) + "|", pad_cells("abcdefg", 6) + "|"
+    ('日本  |', 'ab    |', 'abcdefg|')
+    """
+    return text + " " * (width - cell_width(text))
+
+
 def display_part(text: str, limit: int) -> str:
     """The start of ``text`` to draw: whole lines up to ``limit`` characters (a cut mid-line if it must).
 

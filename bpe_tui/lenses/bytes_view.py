@@ -27,9 +27,10 @@ def summary_line(result: ByteTokens) -> str:
 def render_text(result: ByteTokens) -> str:
     lines = [summary_line(result), ""]
     width = max(len(str(span.id)) for span in result.spans)
+    hex_width = min(max([24] + [len(span.token.hex(' ')) for span in result.spans]), 35)  # up to 12 bytes
     for span in result.spans:
         mark = "  bare" if span.splits_char else ""
-        lines.append(f"  {span.id:>{width}}  {span.token.hex(' '):<24} {quoted(span.token)}{mark}")
+        lines.append(f"  {span.id:>{width}}  {span.token.hex(' '):<{hex_width}} {quoted(span.token)}{mark}")
     lines += ["", f"  {'script':<7} {'chars':>6} {'bytes':>6} {'tokens':>7}"]
     for script in SCRIPTS:
         cost = result.scripts[script]

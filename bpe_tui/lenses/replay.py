@@ -7,6 +7,7 @@ from typing import Any
 
 from bpe_tui.lenses.shown import ids_line, pair_text, quoted, tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
+from bpe_tui.text import cell_width, pad_cells
 from core.analysis.lenses.replay import ReplayResult, replay
 
 DEFAULT_WORD = " tokenization"
@@ -22,9 +23,9 @@ def render_text(result: ReplayResult) -> str:
         f"{len(result.tokens)} tokens at the end",
         f"  start              {tokens_line(result.start)}",
     ]
-    width = max((len(pair_text(step.pair)) for step in result.steps), default=0)
+    width = max((cell_width(pair_text(step.pair)) for step in result.steps), default=0)
     for step in result.steps:
-        lines.append(f"  rank {step.rank:>6}  {pair_text(step.pair):<{width}}  -> {tokens_line(step.tokens)}")
+        lines.append(f"  rank {step.rank:>6}  {pad_cells(pair_text(step.pair), width)}  -> {tokens_line(step.tokens)}")
     lines.append(f"ids {ids_line(result.ids)}")
     return "\n".join(lines)
 

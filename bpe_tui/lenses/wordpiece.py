@@ -9,6 +9,7 @@ from typing import Any
 from bpe_tui.lenses.pairs import corpus_option, word_counts
 from bpe_tui.lenses.shown import pair_text
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
+from bpe_tui.text import cell_width, pad_cells
 from core.analysis.lenses.wordpiece import WordpieceResult, compare_scores
 
 
@@ -21,7 +22,7 @@ def render_text(result: WordpieceResult) -> str:
     lines = [f"{len(result.bpe)} merges each; {result.shared} pairs merged by both (marked *); "
              "ties go to the lexicographically greater pair"]
     left = [f"{pair_text(m.pair)}  {m.score_text(False)}" for m in result.bpe]
-    width = max(map(len, left), default=0)
+    width = max(map(cell_width, left), default=0)
     lines.append(f"      {'BPE: count(ab)':<{width + 1}}   WordPiece: count(ab)/(count(a)·count(b))")
     for rank in range(max(len(result.bpe), len(result.wordpiece))):
         cells = []
@@ -33,7 +34,7 @@ def render_text(result: WordpieceResult) -> str:
             mark = "*" if merge.pair in shared_pairs else " "
             text = texts[rank] if texts is not None else f"{pair_text(merge.pair)}  {merge.score_text(likelihood)}"
             cells.append(f"{mark}{text}")
-        lines.append(f"  {rank + 1:>3} {cells[0]:<{width + 1}}   {cells[1]}".rstrip())
+        lines.append(f"  {rank + 1:>3} {pad_cells(cells[0], width + 1)}   {cells[1]}".rstrip())
     return "\n".join(lines)
 
 

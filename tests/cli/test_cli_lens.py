@@ -10,6 +10,9 @@ from tests.cli.cli_cases import assert_one_line_error, small_model, tokenizer_fi
 
 from bpe_tui.__main__ import main
 from bpe_tui.lenses.registry import LENSES
+from bpe_tui.text import cell_width
+from core.formats import save_tokenizer
+from core.train.run import TrainingRun
 from tests.core.encode.tokenizer_cases import tiktoken_gpt2
 
 
@@ -147,3 +150,31 @@ def test_unigram_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
     assert logprobs == sorted(logprobs, reverse=True)
     assert all("".join(s["tokens"]) == " tokenization" for s in data["segmentations"])
     assert data["bpe"]["tokens"] == [tiktoken_gpt2().decode([i]) for i in tiktoken_gpt2().encode(" tokenization")]
+
+
+@pytest.mark.parametrize("args, column", [
+    (("fragments", "--text", "吾輩は猫である。 Hello 名前はまだ無い"), " bytes"),
+    (("spelling", "--words", "strawberry 日本語 ab ｶﾀｶﾅ"), " characters"),
+    (("replay", "--word", " 名前は"), "->"),
+])
+def test_text_columns_line_up_in_cells_after_japanese(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                      args: tuple[str, ...], column: str) -> None:
+    # Padded with str.ljust, a kanji counted one cell for its two: "吾輩は猫である" pushed its byte count
+    # seven cells right of the others'. The tokenizer merges the kanji, so replay's pairs hold some.
+    run = TrainingRun.from_text("名前は 名前は 吾輩は 日本語 " * 3, 256 + 40, [], workers=1)
+    for _ in run.events():
+        pass
+    model = run.result()
+    code, out, err = lens(capsys, *args[:1], save_tokenizer(model, tmp_path / "ja.json", format="bpe-tui")[0], *args[1:])
+    assert (code, err) == (0, "")
+    starts = {cell_width(line[: line.index(column)]) for line in out.splitlines() if column in line}
+    assert len([line for line in out.splitlines() if column in line]) >= 3
+    assert len(starts) == 1, out
+
+
+def test_bytes_column_of_long_tokens_lines_up(capsys: pytest.CaptureFixture[str]) -> None:
+    # GPT-2 has " understand", 11 bytes: its hex is longer than the 24 characters the column had.
+    code, out, err = lens(capsys, "bytes", "--text", " understand 日本 x")
+    assert (code, err) == (0, "")
+    rows = [line for line in out.splitlines() if '"' in line]
+    assert len(rows) >= 3 and len({line.index('"') for line in rows}) == 1, out

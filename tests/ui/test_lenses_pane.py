@@ -3,15 +3,20 @@ and it follows the session's active tokenizer."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+import pytest
+from rich.cells import cell_len
 from textual.widgets import Input, OptionList
 
-from bpe_tui.lenses.registry import LENSES
-from bpe_tui.lenses.spec import LensOption, LensSpec
+from bpe_tui.lenses.registry import LENSES, lens_named
+from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
+from bpe_tui.session import LoadedTokenizer
 from bpe_tui.screens.lenses import LensesScreen
 from core.analysis.lenses.fragments import FragmentsResult
 from core.analysis.lenses.slider import SliderResult
+from core.train.run import TrainingRun
 from tests.ui.app_harness import SIZE, make_app, ready
 from tests.ui.views_harness import english_500, japanese_600, session_with
 
@@ -206,3 +211,24 @@ async def test_every_field_says_what_it_takes_within_its_width_at_80_columns() -
                 assert len(field.placeholder) <= field.content_region.width, (spec.name, field.placeholder)
                 checked += 1
         assert checked == sum(option.kind in ("text", "path") for spec in LENSES for option in spec.options)
+
+
+@pytest.mark.parametrize("name, options, rows, column", [
+    ("fragments", {"text": "吾輩は猫である。 Hello 名前はまだ無い"}, r".* B  ", " B  "),
+    ("replay", {"word": " 名前は"}, r"start|rank", "  ·"),
+    ("bytes", {"text": "名前は 日本 x"}, r" *\d+ [0-9a-f]{2}( [0-9a-f]{2})* +\S+$", " "),
+])
+def test_lens_view_columns_line_up_in_cells_after_japanese(name: str, options: dict[str, str], rows: str,
+                                                           column: str) -> None:
+    # Columns were padded with str.ljust, which counts a kanji as one cell of its two, and the bytes lens
+    # gave every token's hex 12 characters, which a token of two kanji (17) overflows.
+    run = TrainingRun.from_text("名前は 名前は 吾輩は 日本語 " * 3, 256 + 40, [], workers=1)
+    for _ in run.events():
+        pass
+    spec = lens_named(name)
+    result = spec.compute(LensContext(LoadedTokenizer.from_model(run.result(), name="ja")),
+                          {option.name: option.default for option in spec.options} | options)
+    lines = [line for line in spec.view()(spec).render_result(result).plain.splitlines()
+             if re.match(rows, line)]
+    assert len(lines) >= 3
+    assert len({cell_len(line[: line.rindex(column)]) for line in lines}) == 1, lines

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -34,6 +35,15 @@ def token_row(ids: Iterable[int], tokens: Iterable[bytes], *, show_ids: bool = F
     """Tokens side by side, each on its own background (neighbours differ), ids in subscript if asked."""
     shown = [ShownToken(token_id, token, token_id in specials) for token_id, token in zip(ids, tokens)]
     return tokens_content(shown, show_ids=show_ids)
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` and spaces up to ``width`` cells, for a column: a kanji takes two cells, a combining mark none.
+
+    >>> padded("日本", 6) + "|", padded("ab", 6) + "|"
+    ('日本  |', 'ab    |')
+    """
+    return text + " " * (width - cell_len(text))
 
 
 def heading(text: str) -> Content:

@@ -23,11 +23,14 @@ class BytesView(LensView):
             Content(""),
         ]
         width = max(len(str(span.id)) for span in spans)
+        # As wide as the longest token's hex up to nine bytes (three kanji), so the text column lines up;
+        # a longer token's row runs over rather than push every row's text off to the right.
+        hex_width = min(max([12] + [len(span.token.hex(' ')) for span in spans]), 26)
         for span in spans:
             mark = ("  bare", "bold $warning") if span.splits_char else ("", "")
             lines.append(
                 Content.assemble(
-                    dim(f"{span.id:>{width}} "), f"{span.token.hex(' '):<12} ", escape_token(span.token), mark
+                    dim(f"{span.id:>{width}} "), f"{span.token.hex(' '):<{hex_width}} ", escape_token(span.token), mark
                 )
             )
         lines += [Content(""), Content.styled(f"{'script':<7} {'chars':>6} {'bytes':>6} {'tokens':>7}", "bold")]

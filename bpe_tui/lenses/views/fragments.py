@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 
-from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
+from bpe_tui.lenses.views.base import LensView, dim, heading, padded, token_row
 from bpe_tui.text import escape_token
 from core.analysis.lenses.fragments import FragmentsResult
 
@@ -24,11 +25,11 @@ class FragmentsView(LensView):
             row,
             Content(""),
         ]
-        width = max((len(escape_token(f.text)) for f in result.fragments), default=0)
+        width = max((cell_len(escape_token(f.text)) for f in result.fragments), default=0)
         for fragment in result.fragments:
             size = "special" if fragment.special else f"{fragment.bytes} B"
             lines.append(Content.assemble(
-                f"{escape_token(fragment.text):<{width}} ", dim(f"{size:>8}  "),
+                f"{padded(escape_token(fragment.text), width)} ", dim(f"{size:>8}  "),
                 token_row(fragment.ids, fragment.tokens, show_ids=True,
                           specials=frozenset(fragment.ids) if fragment.special else frozenset()),
             ))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 
 from bpe_tui.lenses.shown import symbols_text
-from bpe_tui.lenses.views.base import LensView, dim, heading
+from bpe_tui.lenses.views.base import LensView, dim, heading, padded
 from bpe_tui.text import escape_token
 from core.analysis.lenses.pairs import PairsResult
 
@@ -24,10 +25,10 @@ class PairsView(LensView):
         lines = [Content.assemble(heading(f"{len(result.start)} words"), f", {result.start_symbols:,} symbols",
                                   dim("; pass, pair, count → symbols after")),
                  dim("a tie goes to the lexicographically greater pair")]
-        width = max((len(_pair(p.pair)) for p in result.passes), default=0)
+        width = max((cell_len(_pair(p.pair)) for p in result.passes), default=0)
         for number, done in enumerate(result.passes, 1):
             tie = Content.styled(f"  tie: {', '.join(_pair(p) for p in done.tied_with)}", "$warning") if done.tied_with else ""
-            lines.append(Content.assemble(dim(f"{number:>3} "), (f"{_pair(done.pair):<{width}}", "bold"),
+            lines.append(Content.assemble(dim(f"{number:>3} "), (padded(_pair(done.pair), width), "bold"),
                                           f" {done.count:>5,}", dim(f" → {done.symbols:,}"), tie))
         if not result.passes:
             return Content("\n").join([*lines, dim("no pair to merge")])
@@ -35,7 +36,7 @@ class PairsView(LensView):
         lines += [Content(""), heading(f"pass {len(result.passes)}: every pair's count")]
         for pair, count in last.counts[:TABLE_ROWS]:
             style = "bold $accent" if pair == last.pair else "$warning" if pair in last.tied_with else ""
-            lines.append(Content.assemble((f"  {_pair(pair):<{width + 4}} {count:>5,}", style)))
+            lines.append(Content.assemble((f"  {padded(_pair(pair), width + 4)} {count:>5,}", style)))
         if len(last.counts) > TABLE_ROWS:
             lines.append(dim(f"  … {len(last.counts) - TABLE_ROWS:,} more"))
         lines += [Content(""), heading(f"the corpus after it: {last.symbols:,} symbols")]

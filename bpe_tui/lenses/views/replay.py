@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 
-from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
+from bpe_tui.lenses.views.base import LensView, dim, heading, padded, token_row
 from bpe_tui.text import escape_token
 from core.analysis.lenses.replay import ReplayResult
 
@@ -17,7 +18,7 @@ class ReplayView(LensView):
         def row(tokens: tuple[bytes, ...]) -> Content:
             return token_row(range(len(tokens)), tokens)
 
-        width = max((len(escape_token(a)) + len(escape_token(b)) + 3 for a, b in (s.pair for s in result.steps)),
+        width = max((cell_len(escape_token(a)) + cell_len(escape_token(b)) + 3 for a, b in (s.pair for s in result.steps)),
                     default=0)
         lines = [
             Content.assemble(heading(escape_token(result.word)), dim(f"  {len(result.steps)} merges, "
@@ -26,6 +27,6 @@ class ReplayView(LensView):
         ]
         for step in result.steps:
             pair = f"{escape_token(step.pair[0])} + {escape_token(step.pair[1])}"
-            lines.append(Content.assemble(dim("rank "), f"{step.rank:>6}  ", f"{pair:<{width}}  ", row(step.tokens)))
+            lines.append(Content.assemble(dim("rank "), f"{step.rank:>6}  ", f"{padded(pair, width)}  ", row(step.tokens)))
         lines += [Content(""), Content.assemble(dim("ids  "), token_row(result.ids, result.tokens, show_ids=True))]
         return Content("\n").join(lines)
