@@ -29,12 +29,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
-from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
-from core.formats.common import checked_model, show_token, utf8
+from core.formats.common import checked_model, utf8
+from core.formats.hf_checks import added_token, check_merges_make_whole_tokens, refuse_contested_added_tokens
 from core.formats.onig_regex import onig_pattern, python_pattern
 from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
@@ -83,7 +81,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     respelled: dict[bytes, str] = {}
     id_of = {token: token_id for token_id, token in vocab.items()}
     for index, added in enumerate(added_tokens or []):
-        token_id, content = _added_token(added, index, path)
+        token_id, content = added_token(added, index, path)
         if char_base and _byte_fallback_byte(content) is not None:
             raise TokenizerFileError(
                 f"{path}: added_tokens[{index}] {content!r} is a byte-fallback token and an added token, so Hugging "
@@ -107,7 +105,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         vocab[token_id] = text
         if content not in specials:
             specials.append(content)
-    _refuse_contested_added_tokens(added_tokens or [], path)
+    refuse_contested_added_tokens(added_tokens or [], path)
     stray = [token for token in unspelled if token not in specials]
     if stray:
         raise TokenizerFileError(
@@ -142,33 +140,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
                 "them one id"
             )
     if model.get("ignore_merges"):
-        _check_merges_make_whole_tokens(loaded, path)
+        check_merges_make_whole_tokens(loaded, path)
     return loaded
-
-
-def _check_merges_make_whole_tokens(model: BPEModel, path: Path) -> None:
-    """Refuse ``ignore_merges`` unless it changes nothing: merging each token's own bytes must give that token.
-
-    With ``ignore_merges`` Hugging Face emits a pre-token that is in the vocab as that one token, without
-    merging. Our BPE merges every pre-token, which gives the same id exactly when the merges rebuild every
-    token from its bytes (true of vocabs converted from tiktoken ranks, such as Llama 3's).
-    """
-    ids = {token: token_id for token_id, token in model.vocab.items()}
-    pair_ranks = {(ids[left], ids[right]): rank for rank, (left, right) in enumerate(model.merges)}
-    merged_ids = [ids[left + right] for left, right in model.merges]
-    specials = {special.encode("utf-8") for special in model.special_tokens}
-    for token, token_id in ids.items():
-        if len(token) < 2 or token in specials:
-            continue
-        start = [ids[token[i : i + 1]] for i in range(len(token))]
-        merge = merge_small if len(start) <= SMALL_LIMIT else merge_heap
-        parts = merge(start, pair_ranks, merged_ids)
-        if parts != [token_id]:
-            raise TokenizerFileError(
-                f"{path}: model option ignore_merges=true emits token {show_token(token)} (id {token_id}) whole, "
-                f"where its merges make {len(parts)} tokens; bpe-tui always merges, so it would encode differently: "
-                "only tokenizers whose merges rebuild every token are supported"
-            )
 
 
 def _is_character_level(pre_tokenizer: Any, decoder: Any) -> bool:
@@ -305,62 +278,6 @@ def _vocab(data: Any, path: Path, char_base: bool = False) -> tuple[dict[int, by
             vocab[token_id] = utf8(spelled, path, "model.vocab token")
             unspelled.append(spelled)
     return vocab, unspelled
-
-
-_MATCHING_OPTIONS = {
-    "lstrip": "it takes in the whitespace before it",
-    "rstrip": "it takes in the whitespace after it",
-    "single_word": "it matches only outside words",
-}
-"""Options of an added token that change where Hugging Face finds it in the text, and what each does."""
-
-
-_CONTESTED_LIMIT = 1000
-"""The longest added tokens :func:`_refuse_contested_added_tokens` compares, in characters."""
-
-
-def _refuse_contested_added_tokens(added_tokens: list[dict[str, Any]], path: Path) -> None:
-    """Refuse a ``normalized`` added token that can take the place of a token that is not.
-
-    Hugging Face finds the added tokens with ``normalized: false`` first, then the others in the text left
-    between them; bpe-tui finds all at once, leftmost and longest first. The two agree unless a normalized
-    token holds a non-normalized one (``a<s>b`` around ``<s>``) or starts one (``a<s`` before ``<s>``):
-    in ``a<s>`` Hugging Face finds ``<s>`` and bpe-tui ``a<s``.
-
-    Tokens longer than :data:`_CONTESTED_LIMIT` characters are not compared (the search would take time
-    quadratic in their length); no real tokenizer has such added tokens.
-    """
-    short = [added for added in added_tokens if len(added["content"]) <= _CONTESTED_LIMIT]
-    first = {added["content"] for added in short if not added.get("normalized", not added.get("special"))}
-    later = {added["content"] for added in short if added.get("normalized", not added.get("special"))} - first
-    if not first or not later:
-        return
-    # Leftmost-longest, as Hugging Face looks for them; a partial match runs into the end of the text.
-    finder = regex.compile("|".join(regex.escape(content) for content in sorted(first, key=len, reverse=True)))
-    for normalized in sorted(later):
-        inside = finder.search(normalized)
-        across = finder.search(normalized, 1, partial=True)
-        if inside is None and (across is None or across.start() == across.end()):
-            continue
-        other = inside.group() if inside else min(c for c in first if c.startswith(across.group()))
-        raise TokenizerFileError(
-            f"{path}: added token {normalized!r:.40} (normalized) overlaps {other!r:.40} (not normalized), which "
-            "Hugging Face looks for first and bpe-tui does not; not supported"
-        )
-
-
-def _added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
-    if not isinstance(added, dict) or type(added.get("id")) is not int or not isinstance(added.get("content"), str):
-        raise TokenizerFileError(f"{path}: added_tokens[{index}] needs an integer 'id' and a string 'content'")
-    if added["id"] < 0 or not added["content"]:
-        raise TokenizerFileError(f"{path}: added_tokens[{index}] has a negative id or empty content")
-    matching = [option for option in _MATCHING_OPTIONS if added.get(option)]
-    if matching:
-        raise TokenizerFileError(
-            f"{path}: added_tokens[{index}] {added['content'][:40]!r} has {matching[0]}=true ({_MATCHING_OPTIONS[matching[0]]}), "
-            f"which bpe-tui does not reproduce; set it to false to load the token as a plain special token"
-        )
-    return added["id"], added["content"]
 
 
 def _merges(raw: Any, path: Path, char_base: bool = False) -> list[tuple[bytes, bytes]]:

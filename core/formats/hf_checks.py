@@ -1,0 +1,101 @@
+"""What a Hugging Face ``tokenizer.json`` must satisfy, beyond its shape, to encode here as it does there.
+
+:mod:`core.formats.huggingface` reads the file; the checks here refuse, with one line naming the cause,
+what would load and then encode otherwise: added tokens that Hugging Face finds in other places than a
+special token is found here (``lstrip``, ``rstrip``, ``single_word``, or a ``normalized`` one overlapping
+one that is not), and ``ignore_merges`` where it would change the ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
+from core.errors import TokenizerFileError
+from core.formats.common import show_token
+from core.model import BPEModel
+
+
+_MATCHING_OPTIONS = {
+    "lstrip": "it takes in the whitespace before it",
+    "rstrip": "it takes in the whitespace after it",
+    "single_word": "it matches only outside words",
+}
+"""Options of an added token that change where Hugging Face finds it in the text, and what each does."""
+
+
+CONTESTED_LIMIT = 1000
+"""The longest added tokens :func:`refuse_contested_added_tokens` compares, in characters."""
+
+
+def refuse_contested_added_tokens(added_tokens: list[dict[str, Any]], path: Path) -> None:
+    """Refuse a ``normalized`` added token that can take the place of a token that is not.
+
+    Hugging Face finds the added tokens with ``normalized: false`` first, then the others in the text left
+    between them; bpe-tui finds all at once, leftmost and longest first. The two agree unless a normalized
+    token holds a non-normalized one (``a<s>b`` around ``<s>``) or starts one (``a<s`` before ``<s>``):
+    in ``a<s>`` Hugging Face finds ``<s>`` and bpe-tui ``a<s``.
+
+    Tokens longer than :data:`CONTESTED_LIMIT` characters are not compared (the search would take time
+    quadratic in their length); no real tokenizer has such added tokens.
+    """
+    short = [added for added in added_tokens if len(added["content"]) <= CONTESTED_LIMIT]
+    first = {added["content"] for added in short if not added.get("normalized", not added.get("special"))}
+    later = {added["content"] for added in short if added.get("normalized", not added.get("special"))} - first
+    if not first or not later:
+        return
+    # Leftmost-longest, as Hugging Face looks for them; a partial match runs into the end of the text.
+    finder = regex.compile("|".join(regex.escape(content) for content in sorted(first, key=len, reverse=True)))
+    for normalized in sorted(later):
+        inside = finder.search(normalized)
+        across = finder.search(normalized, 1, partial=True)
+        if inside is None and (across is None or across.start() == across.end()):
+            continue
+        other = inside.group() if inside else min(c for c in first if c.startswith(across.group()))
+        raise TokenizerFileError(
+            f"{path}: added token {normalized!r:.40} (normalized) overlaps {other!r:.40} (not normalized), which "
+            "Hugging Face looks for first and bpe-tui does not; not supported"
+        )
+
+
+def added_token(added: Any, index: int, path: Path) -> tuple[int, str]:
+    """The id and text of ``added_tokens[index]``, refused when malformed or when it matches as bpe-tui cannot."""
+    if not isinstance(added, dict) or type(added.get("id")) is not int or not isinstance(added.get("content"), str):
+        raise TokenizerFileError(f"{path}: added_tokens[{index}] needs an integer 'id' and a string 'content'")
+    if added["id"] < 0 or not added["content"]:
+        raise TokenizerFileError(f"{path}: added_tokens[{index}] has a negative id or empty content")
+    matching = [option for option in _MATCHING_OPTIONS if added.get(option)]
+    if matching:
+        raise TokenizerFileError(
+            f"{path}: added_tokens[{index}] {added['content'][:40]!r} has {matching[0]}=true ({_MATCHING_OPTIONS[matching[0]]}), "
+            f"which bpe-tui does not reproduce; set it to false to load the token as a plain special token"
+        )
+    return added["id"], added["content"]
+
+
+def check_merges_make_whole_tokens(model: BPEModel, path: Path) -> None:
+    """Refuse ``ignore_merges`` unless it changes nothing: merging each token's own bytes must give that token.
+
+    With ``ignore_merges`` Hugging Face emits a pre-token that is in the vocab as that one token, without
+    merging. Our BPE merges every pre-token, which gives the same id exactly when the merges rebuild every
+    token from its bytes (true of vocabs converted from tiktoken ranks, such as Llama 3's).
+    """
+    ids = {token: token_id for token_id, token in model.vocab.items()}
+    pair_ranks = {(ids[left], ids[right]): rank for rank, (left, right) in enumerate(model.merges)}
+    merged_ids = [ids[left + right] for left, right in model.merges]
+    specials = {special.encode("utf-8") for special in model.special_tokens}
+    for token, token_id in ids.items():
+        if len(token) < 2 or token in specials:
+            continue
+        start = [ids[token[i : i + 1]] for i in range(len(token))]
+        merge = merge_small if len(start) <= SMALL_LIMIT else merge_heap
+        parts = merge(start, pair_ranks, merged_ids)
+        if parts != [token_id]:
+            raise TokenizerFileError(
+                f"{path}: model option ignore_merges=true emits token {show_token(token)} (id {token_id}) whole, "
+                f"where its merges make {len(parts)} tokens; bpe-tui always merges, so it would encode differently: "
+                "only tokenizers whose merges rebuild every token are supported"
+            )
