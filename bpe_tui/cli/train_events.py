@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.formats.byte_alphabet import encode_bytes
-from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingEvent
+from core.train.events import EVENTS_FORMAT, MergeMade, PhaseProgress, ShardsRead, TrainingEvent
 from core.atomic import atomic_open
 from core.train.run import TrainingRun
 
-EVENTS_FORMAT = "bpe-tui-events"
 EVENTS_VERSION = 1
 
 

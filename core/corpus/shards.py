@@ -8,7 +8,9 @@ shards in the same order) other files are left out and counted, so a ``README.md
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
 followed, each folder searched once; a file a glob reaches by several paths is one shard. A ``.json``
 file whose first line is a bare ``{`` (one object over several lines, such as a tokenizer saved there)
-cannot be JSON lines: a folder search leaves it out too.
+cannot be JSON lines, and an events file ``train --events`` wrote there is a log, not a corpus: a folder
+search leaves both out too. Hadoop's and Spark's ``part-00000`` files (``saveAsTextFile``), which have no
+suffix, are plain text.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
 plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
@@ -18,6 +20,7 @@ plug-in installed) names a file, a folder or a glob the same way; its shards are
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import stat
@@ -28,6 +31,7 @@ from typing import Literal
 
 from core.corpus.extras import require
 from core.errors import CorpusError
+from core.train.events import EVENTS_FORMAT
 from core.input_files import check_regular_file, os_problem, shown_path
 
 ShardKind = Literal["text", "jsonl", "parquet"]
@@ -46,6 +50,13 @@ SHARD_NAMES = ".txt, .jsonl, .json or .parquet, optionally .gz, .bz2, .xz or .zs
 """The shard names a folder is searched for, as messages say them."""
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+_PART_FILE = re.compile(r"part-(?:[mr]-)?[0-9]+(?:-[0-9a-z-]+)?(?:\.c[0-9]+)?")
+"""A Hadoop or Spark output file's name without a suffix (``part-00000``, ``part-r-00003``,
+``part-00000-<uuid>.c000``): plain text, as ``saveAsTextFile`` writes it (lower case)."""
+
+_EVENTS_START = f'{{"event": "start", "format": "{EVENTS_FORMAT}"'.encode()
+"""How an events file's first line starts (``bpe_tui.cli.train_events`` writes its keys in this order)."""
 
 
 SIDECAR_SUFFIX = ".npy.json"
@@ -141,8 +152,8 @@ def shard_format(name: str) -> tuple[ShardKind | None, str | None]:
 
     >>> shard_format("a.jsonl.gz"), shard_format("B.PARQUET"), shard_format("notes.md"), shard_format("x.gz")
     (('jsonl', 'gz'), ('parquet', None), (None, None), (None, 'gz'))
-    >>> shard_format("ids.npy.json")
-    (None, None)
+    >>> shard_format("ids.npy.json"), shard_format("part-00003.gz"), shard_format("part-r-00000")
+    ((None, None), ('text', 'gz'), ('text', None))
     """
     lowered = name.lower()
     if lowered.endswith(SIDECAR_SUFFIX):
@@ -155,6 +166,8 @@ def shard_format(name: str) -> tuple[ShardKind | None, str | None]:
     for suffix, kind in KIND_OF_SUFFIX.items():
         if lowered.endswith(suffix):
             return kind, compression
+    if _PART_FILE.fullmatch(lowered):
+        return "text", compression
     return None, compression
 
 
@@ -225,9 +238,9 @@ def _folder(folder: str) -> Corpus:
                 kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
-            kind, _ = shard_format(name)
+            kind, compression = shard_format(name)
             path = os.path.join(root, name)
-            if kind is None or name.startswith((".", "_")) or _json_over_lines(path):
+            if kind is None or name.startswith((".", "_")) or (kind == "jsonl" and not compression and _not_records(path)):
                 ignored += 1
                 continue
             shards.append(shard_of(path))
@@ -240,12 +253,11 @@ def _folder(folder: str) -> Corpus:
     return Corpus(folder, tuple(shards), ignored)
 
 
-def _json_over_lines(path: str) -> bool:
-    """Whether ``path`` is a ``.json`` file whose first line is a bare ``{``: one JSON object written over
-    several lines (a tokenizer ``train`` saved among the shards, a ``dataset_infos.json``), which cannot be
-    JSON lines, so a folder search leaves it out."""
-    if not path.lower().endswith(".json"):
-        return False
+def _not_records(path: str) -> bool:
+    """Whether the JSON file at ``path`` is no JSON lines of documents, so a folder search leaves it out:
+    a ``.json`` whose first line is a bare ``{`` (one object written over several lines: a tokenizer
+    ``train`` saved among the shards, a ``dataset_infos.json``), or an events file ``train --events`` wrote
+    there (its first line is a start record of format :data:`~core.train.events.EVENTS_FORMAT`)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False  # never opened: a FIFO would block; shard_of refuses it
@@ -254,7 +266,9 @@ def _json_over_lines(path: str) -> bool:
     except OSError:
         return False  # shard_of says what is wrong with it
     first, newline, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-    return bool(newline) and first.strip() == b"{"
+    if path.lower().endswith(".json") and newline and first.strip() == b"{":
+        return True
+    return first.startswith(_EVENTS_START)
 
 
 def _remote(url: str) -> Corpus:

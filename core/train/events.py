@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from core.model import BPEModel
 
+EVENTS_FORMAT = "bpe-tui-events"
+"""The ``format`` of an events file's first line (``bpe-tui train --events``): how a folder search knows one."""
+
 PHASES = ("reading", "counting", "merging")
 """Phases in order: reading and pre-tokenising the corpus, counting pairs, merging."""
 

@@ -44,6 +44,24 @@ def test_train_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
                                                     "skipped": 0, "workers": shards[-1]["workers"]}
 
 
+def test_an_events_file_written_into_the_corpus_folder_is_not_read_as_a_shard(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``train web --events web/run.jsonl`` put a JSON-lines log among the shards; the next ``train web``
+    read it as a shard and stopped at its line 1 ("no 'text' field"). A folder search leaves it out."""
+    corpus = make_corpus(tmp_path)
+    first = main(["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path / "a.json"),
+                  "--events", str(corpus / "run.jsonl")])
+    assert first == 0 and (corpus / "run.jsonl").exists()
+    capsys.readouterr()
+    code = main(["train", str(corpus), "--vocab-size", "300", "--special-token", SPECIAL,
+                 "-o", str(tmp_path / "b.json")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "2/2 shards, 120 documents" in err
+    model = load_tokenizer(tmp_path / "b.json")
+    assert (model.vocab, model.merges) == reference.train(joined_text(DOCUMENTS), 300, [SPECIAL])
+
+
 def test_skip_bad_records_reports_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     corpus = make_corpus(tmp_path)
     (corpus / "c.jsonl").write_bytes(b'{"text": "fine"}\n{"text": 7}\nnot json\n')

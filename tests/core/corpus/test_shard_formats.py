@@ -293,3 +293,22 @@ def test_a_zst_shard_compressed_with_a_long_window_reads(tmp_path: Path) -> None
     (tmp_path / "long.jsonl.zst").write_bytes(stream.compress(jsonl_bytes(["one", "two"])) + stream.flush())
     shard = open_corpus(tmp_path / "long.jsonl.zst").shards[0]
     assert list(shard_documents(shard, ReadOptions(), SkippedRecords())) == [("one", False), ("two", False)]
+
+
+def test_spark_part_files_without_a_suffix_are_text_shards(tmp_path: Path) -> None:
+    """Spark's ``saveAsTextFile`` (and Hadoop) write ``part-00000`` files with no suffix beside a
+    ``_SUCCESS``; a folder of them was "no corpus shard". They are plain text, compressed or not."""
+    import gzip
+
+    (tmp_path / "_SUCCESS").write_bytes(b"")
+    (tmp_path / "part-00000").write_bytes(b"one two\n")
+    (tmp_path / "part-r-00001.gz").write_bytes(gzip.compress(b"three\n"))
+    (tmp_path / "part-00002-1b2c3d4e-aaaa-bbbb-cccc-0123456789ab-c000.txt").write_bytes(b"four\n")
+    (tmp_path / "partial-notes").write_bytes(b"not a shard")
+    corpus = open_corpus(tmp_path)
+    assert [(Path(s.path).name, s.kind, s.compression) for s in corpus.shards] == [
+        ("part-00000", "text", None),
+        ("part-00002-1b2c3d4e-aaaa-bbbb-cccc-0123456789ab-c000.txt", "text", None),
+        ("part-r-00001.gz", "text", "gz"),
+    ]
+    assert corpus.ignored == 2
