@@ -102,16 +102,22 @@ def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds:
     return done / phase_elapsed
 
 
-def training_estimate_line(bytes_per_second: float | None) -> str:
+def training_estimate_line(bytes_per_second: float | None, *, read_over: bool = False) -> str:
     """The dashboard's one-line estimate: reading and counting (the part of training that grows with the
     corpus) of the Pile at a run's reading rate. Merging depends on the vocab size and the number of
-    distinct pre-tokens, not on the bytes, so it is left out, and the line says so.
+    distinct pre-tokens, not on the bytes, so it is left out, and the line says so. With no rate once
+    the reading is over (``read_over``), the corpus was too small to time, and the line says that instead
+    of promising an estimate that will not come.
 
     >>> training_estimate_line(None)
     'the Pile (825 GB): time to read it once a run has read 4 MiB'
+    >>> training_estimate_line(None, read_over=True)
+    'the Pile (825 GB): no estimate from a corpus under 4 MiB'
     >>> training_estimate_line(10 * 2**20)
     'the Pile (825 GB): 21h 51m to read at 10.0 MiB/s (merging aside)'
     """
+    if bytes_per_second is None and read_over:
+        return f"the Pile ({PILE_SIZE.text}): no estimate from a corpus under {RATE_MIN_BYTES >> 20} MiB"
     if bytes_per_second is None:
         return f"the Pile ({PILE_SIZE.text}): time to read it once a run has read {RATE_MIN_BYTES >> 20} MiB"
     return (f"the Pile ({PILE_SIZE.text}): {format_long_duration(PILE_SIZE.bytes / bytes_per_second)} to read "

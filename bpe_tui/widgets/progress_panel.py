@@ -59,6 +59,8 @@ class ProgressPanel(Vertical):
         self._merge_rate: float | None = None
         self._peak_rss = 0
         self._read_rate: float | None = None
+        self._read_over = False
+        """Whether the run's reading phase is over (so no rate now means a corpus too small to time)."""
         self._ties = 0
         self._rates_tail = ""
         self._shards_work = ""
@@ -97,6 +99,7 @@ class ProgressPanel(Vertical):
         self.query_one("#outcome", Static).remove_class("-shown", "-failed").update("")
         self.query_one("#estimate", Static).update(training_estimate_line(None))
         self._merges_done, self._merge_rate, self._peak_rss, self._read_rate = 0, None, 0, None
+        self._read_over = False
         self._ties, self._rates_tail, self._shards_work = 0, "", ""
         self._lines.clear()
 
@@ -112,9 +115,10 @@ class ProgressPanel(Vertical):
         self._put("eta", format_eta(shown_eta(done, total, phase_elapsed)))
         self._merges_done, self._peak_rss = merges_done, peak_rss
         self._merge_rate = rate(merges_done, phase_elapsed) if phase == "merging" else None
-        if read_rate != self._read_rate:
-            self._read_rate = read_rate
-            self._put("estimate", training_estimate_line(read_rate))
+        read_over = phase != "reading"
+        if (read_rate, read_over) != (self._read_rate, self._read_over):
+            self._read_rate, self._read_over = read_rate, read_over
+            self._put("estimate", training_estimate_line(read_rate, read_over=read_over))
         # A process not yet (or no longer) measured reads 0: a dash, not "RSS 0 B".
         now = format_bytes(rss) if rss else "—"
         peak = format_bytes(peak_rss) if peak_rss else "—"

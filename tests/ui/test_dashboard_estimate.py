@@ -37,6 +37,13 @@ async def test_the_line_follows_the_rate_it_is_given() -> None:
         panel.show_run("next run")
         await pilot.pause()
         assert estimate(app).endswith("once a run has read 4 MiB")
+        # A corpus under 4 MiB read to its end gives no rate: the line stops promising one.
+        panel.show_progress("counting", 0, 10, 0.1, 0, 0, 0, None)
+        await pilot.pause()
+        assert estimate(app) == "the Pile (825 GB): no estimate from a corpus under 4 MiB"
+        panel.show_run("third run")
+        await pilot.pause()
+        assert estimate(app).endswith("once a run has read 4 MiB")
 
 
 class ScriptedSource:
