@@ -17,9 +17,12 @@ and only when a run asks for a cluster.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import importlib.util
 import logging
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,8 +34,15 @@ LOCAL_PROCESSES = True
 """Whether a ``local`` cluster's workers are processes (as they must be to count in parallel). Tests of
 the message flow may set it false: the same code path, with threads, starts in a fraction of the time."""
 
-CONNECT_TIMEOUT = "10s"
-"""How long to try to reach a scheduler before saying it cannot be reached."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds to try to reach a scheduler before saying it cannot be reached."""
+
+HANDSHAKE_SECONDS = 5.0
+"""Seconds beyond :data:`CONNECT_TIMEOUT` an address has to answer as a Dask scheduler. Dask's own handshake waits for ever, so a
+port that accepts and never speaks Dask (the dashboard's 8787, any other server) hung the run."""
+
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+"""The address schemes Dask's scheduler listens on (``inproc`` reaches only this process)."""
 
 MISSING = "--dask needs the dask.distributed package; install it with: pip install 'bpe-tui[dask]'"
 """The one line for a machine without the ``dask`` extra (``bpe-tui train --dask`` and the corpus form)."""
@@ -66,6 +76,17 @@ def parse_address(address: str, default_workers: int) -> tuple[str | None, int]:
             raise SettingsError(f"--dask {address}: {too_many}")
         return None, workers
     if _REMOTE.fullmatch(address) is not None:
+        scheme = address.split("://", 1)[0].lower()
+        if scheme in ("http", "https"):
+            raise SettingsError(
+                f"--dask {address}: a web address, such as the dashboard's; give the scheduler's address, "
+                "tcp://HOST:8786 by default"
+            )
+        if scheme not in SCHEMES:
+            raise SettingsError(
+                f"--dask {address}: Dask has no {scheme}:// addresses; give the scheduler's, such as "
+                f"tcp://HOST:8786 ({', '.join(f'{name}://' for name in SCHEMES)})"
+            )
         return address, 0
     raise SettingsError(
         f"--dask {address!r} is not understood; give a scheduler address such as tcp://HOST:8786, "
@@ -129,13 +150,11 @@ class DaskCounting:
             )
             self._client = distributed.Client(self._cluster)
         else:
+            _check_scheduler(distributed, self.address)
             try:
                 self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
-                raise SettingsError(
-                    f"--dask {self.address}: cannot reach the scheduler ({error}); start one with "
-                    "'dask scheduler' and check the address"
-                ) from None
+                raise _unreachable(self.address, error) from None
         self.workers = len(self._client.nthreads())
         return self.workers
 
@@ -177,3 +196,47 @@ class DaskCounting:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def _unreachable(address: str, error: BaseException) -> SettingsError:
+    return SettingsError(
+        f"--dask {address}: cannot reach the scheduler ({error}); start one with 'dask scheduler' and check "
+        "the address"
+    )
+
+
+def _check_scheduler(distributed: Any, address: str) -> None:
+    """Connect once under a deadline of our own, to tell an address with no scheduler from a slow one.
+
+    Dask's handshake reads with no deadline, so an address that accepts and never answers (the dashboard's
+    port, any other server) hung ``Client()`` for ever, and one that answers in another protocol made it
+    read a frame length of exabytes (a ``MemoryError`` traceback). The connection is made in an event loop
+    of its own, asynchronously, and dropped; the run's own client connects after it.
+
+    Raises:
+        SettingsError: (one line) nothing answers there, or not as a Dask scheduler.
+    """
+
+    async def handshake() -> None:
+        client = await distributed.Client(address, asynchronous=True, timeout=CONNECT_TIMEOUT)
+        await client.close()
+
+    with warnings.catch_warnings():
+        # A client abandoned mid-handshake warns, when collected, that its close was never awaited.
+        warnings.simplefilter("ignore")
+        try:
+            asyncio.run(asyncio.wait_for(handshake(), CONNECT_TIMEOUT + HANDSHAKE_SECONDS))
+        except TimeoutError:  # before OSError, of which it is a kind: reached, but no answer in time
+            problem = f"no Dask scheduler answered within {CONNECT_TIMEOUT + HANDSHAKE_SECONDS:g} s"
+        except OSError as error:
+            raise _unreachable(address, error) from None
+        except Exception as error:  # noqa: BLE001 - whatever a foreign protocol makes Dask's reader raise
+            problem = f"what answers is not a Dask scheduler ({type(error).__name__})"
+        else:
+            return
+        finally:
+            gc.collect()
+    raise SettingsError(
+        f"--dask {address}: {problem}; give the scheduler's address, tcp://HOST:8786 by default (8787 is its "
+        "dashboard)"
+    )

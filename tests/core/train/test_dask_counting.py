@@ -9,6 +9,7 @@ included. No test depends on which worker counts which shard: counts add up in a
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from pathlib import Path
@@ -154,11 +155,74 @@ def test_a_local_cluster_of_thousands_of_digits_is_one_line(tmp_path: Path) -> N
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dask_counting, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(dask_counting, "CONNECT_TIMEOUT", 1.0)
     with pytest.raises(SettingsError, match=r"^--dask tcp://127\.0\.0\.1:9: cannot reach the scheduler \(.*\); "
                                             r"start one with 'dask scheduler' and check the address$") as caught:
         train_bpe(make_corpus(tmp_path), 300, [], dask="tcp://127.0.0.1:9")
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    ("http://10.0.0.5:8787/status", r"a web address, such as the dashboard's; give the scheduler's address, "
+                                    r"tcp://HOST:8786 by default"),
+    ("https://host:8787", r"a web address, such as the dashboard's"),
+    ("ftp://host:8786", r"Dask has no ftp:// addresses; give the scheduler's, such as tcp://HOST:8786 "
+                        r"\(tcp://, tls://, ws://, wss://, ucx://\)"),
+])
+def test_an_address_dask_cannot_use_is_refused_before_any_work(tmp_path: Path, address: str, message: str) -> None:
+    """The dashboard's URL, which Dask prints beside the scheduler's, went to Dask: a ValueError traceback
+    (``unknown address scheme 'http'``)."""
+    with pytest.raises(SettingsError, match=rf"^--dask {re.escape(address)}: {message}"):
+        TrainingRun(make_corpus(tmp_path), 300, dask=address)
+
+
+@pytest.fixture
+def foreign_server():
+    """A TCP server on a free local port that accepts connections and sends ``reply`` (or nothing) and
+    then holds them open: a port that is not a Dask scheduler. Yields a function that starts it."""
+    import socket
+
+    listeners: list[socket.socket] = []
+    held: list[socket.socket] = []
+
+    def start(reply: bytes) -> str:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listeners.append(listener)
+
+        def serve() -> None:
+            while True:
+                try:
+                    connection, _ = listener.accept()
+                except OSError:
+                    return
+                held.append(connection)
+                if reply:
+                    connection.sendall(reply)
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+
+    yield start
+    for item in listeners + held:
+        item.close()
+
+
+@pytest.mark.parametrize(("reply", "problem"), [
+    (b"", r"no Dask scheduler answered within 1\.5 s"),  # a web server waits for a request
+    (b"\xff" * 64, r"what answers is not a Dask scheduler \(\w+\)"),  # a length of exabytes
+])
+def test_an_address_that_is_not_a_scheduler_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         foreign_server, reply: bytes, problem: str) -> None:
+    """A port that accepts but does not speak Dask (the dashboard's 8787) hung ``Client()`` for ever, its
+    handshake having no deadline; one that sends other bytes gave a MemoryError traceback."""
+    monkeypatch.setattr(dask_counting, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(dask_counting, "HANDSHAKE_SECONDS", 0.5)
+    address = foreign_server(reply)
+    with pytest.raises(SettingsError, match=rf"^--dask {address}: {problem}; give the scheduler's address, "
+                                            r"tcp://HOST:8786 by default \(8787 is its dashboard\)$"):
+        train_bpe(make_corpus(tmp_path), 300, [], dask=address)
 
 
 def test_the_cli_with_worker_processes(tmp_path: Path) -> None:
