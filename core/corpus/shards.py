@@ -8,8 +8,9 @@ shards in the same order) other files are left out and counted, so a ``README.md
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
 followed, each folder searched once; a file a glob reaches by several paths is one shard. A ``.json``
 file whose first line is a bare ``{`` (one object over several lines, such as a tokenizer saved there)
-cannot be JSON lines, and an events file ``train --events`` wrote there is a log, not a corpus: a folder
-search leaves both out too. Hadoop's and Spark's ``part-00000`` files (``saveAsTextFile``), which have no
+cannot be JSON lines, an events file ``train --events`` wrote there is a log, and a tokenizer's files
+(``tokenizer.json``, GPT-2's ``vocab.json`` beside its ``merges.txt``) are no corpus: a folder search
+leaves them out too. Hadoop's and Spark's ``part-00000`` files (``saveAsTextFile``), which have no
 suffix, are plain text.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
@@ -237,10 +238,12 @@ def _folder(folder: str) -> Corpus:
                 searched.add(real)
                 kept.append(name)
         dirs[:] = kept
+        tokenizer = _tokenizer_files(files)
         for name in sorted(files):
             kind, compression = shard_format(name)
             path = os.path.join(root, name)
-            if kind is None or name.startswith((".", "_")) or (kind == "jsonl" and not compression and _not_records(path)):
+            if (kind is None or name.startswith((".", "_")) or name in tokenizer
+                    or (kind == "jsonl" and not compression and _not_records(path))):
                 ignored += 1
                 continue
             shards.append(shard_of(path))
@@ -251,6 +254,27 @@ def _folder(folder: str) -> Corpus:
         )
     shards.sort(key=lambda shard: shard.path)
     return Corpus(folder, tuple(shards), ignored)
+
+
+def _tokenizer_files(names: list[str]) -> set[str]:
+    """Which of a folder's file ``names`` make up a tokenizer, never a corpus: a ``tokenizer.json``, and a
+    GPT-2 ``*vocab*.json`` with its ``*merges*.txt`` partner. GPT-2's ``vocab.json`` is one JSON object on
+    one line, which reads as JSON lines (and has a ``"text"`` key: token 5239), and its ``merges.txt``
+    as plain text, so a folder holding a tokenizer (the bundled ``samples/``) trained on its files.
+
+    >>> sorted(_tokenizer_files(["vocab.json", "merges.txt", "a.txt", "gpt2-vocab.json", "tokenizer.json"]))
+    ['merges.txt', 'tokenizer.json', 'vocab.json']
+    """
+    from core.formats.gpt2 import merges_path_for  # here: a folder search seldom meets one
+
+    present = set(names)
+    found = present & {"tokenizer.json"}
+    for name in names:
+        if "vocab" in name and name.endswith(".json"):
+            partner = merges_path_for(name).name
+            if partner in present:
+                found |= {name, partner}
+    return found
 
 
 def _not_records(path: str) -> bool:

@@ -312,3 +312,29 @@ def test_spark_part_files_without_a_suffix_are_text_shards(tmp_path: Path) -> No
         ("part-r-00001.gz", "text", "gz"),
     ]
     assert corpus.ignored == 2
+
+
+def test_a_folder_search_leaves_out_a_tokenizers_files(tmp_path: Path) -> None:
+    """``bpe-tui train samples`` stopped at ``gpt2/vocab.json`` line 1 ("the 'text' value is a number":
+    GPT-2's vocab, one JSON object on one line, has the token ``text``), and would have trained on the
+    lines of ``gpt2/merges.txt``. A tokenizer's files are left out of a folder search, and counted."""
+    import json
+
+    (tmp_path / "gpt2").mkdir()
+    (tmp_path / "gpt2" / "vocab.json").write_text(json.dumps({"text": 5239, "!": 0}), encoding="utf-8")
+    (tmp_path / "gpt2" / "merges.txt").write_text("#version: 0.2\nĠ t\n", encoding="utf-8")
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "tokenizer.json").write_text(json.dumps({"text": "compact, on one line"}), encoding="utf-8")
+    (tmp_path / "hf" / "notes.txt").write_text("a document\n", encoding="utf-8")
+    write_shard(tmp_path, "a.jsonl", ["one"])
+    (tmp_path / "vocab-list.txt").write_text("a text shard that only names a vocabulary\n", encoding="utf-8")
+    corpus = open_corpus(tmp_path)
+    assert [Path(s.path).relative_to(tmp_path).as_posix() for s in corpus.shards] == [
+        "a.jsonl", "hf/notes.txt", "vocab-list.txt"]
+    assert corpus.ignored == 3
+
+
+def test_the_bundled_samples_folder_is_their_corpora_only() -> None:
+    samples = Path(__file__).resolve().parents[3] / "samples"
+    names = sorted(Path(s.path).relative_to(samples).as_posix() for s in open_corpus(samples).shards)
+    assert names == sorted(p.name for p in samples.glob("*.txt"))
