@@ -21,7 +21,6 @@ plug-in installed) names a file, a folder or a glob the same way; its shards are
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import stat
@@ -317,11 +316,16 @@ def _remote(url: str) -> Corpus:
         raise CorpusError(f"{shown_path(url)}: cannot be listed ({type(error).__name__}: {error}); check the URL") from None
     shards: list[Shard] = []
     ignored = 0
+    bases: dict[str, list[str]] = {}  # folder -> its files' names, to find a tokenizer's files among them
+    for name in found:
+        folder, _, base = name.rstrip("/").rpartition("/")
+        bases.setdefault(folder, []).append(base)
+    tokenizer = {f"{folder}/{base}" for folder, names in bases.items() for base in _tokenizer_files(names)}
     for name in sorted(found):
         base = name.rstrip("/").rsplit("/", 1)[-1]
         kind, compression = shard_format(base)
         hidden = any(part.startswith((".", "_")) for part in name[len(path):].split("/") if part)
-        if not named and (kind is None or hidden):
+        if not named and (kind is None or hidden or name.rstrip("/") in tokenizer):
             ignored += 1
             continue
         shards.append(Shard(fs.unstrip_protocol(name), kind or "text", compression, int(found[name].get("size") or 0)))

@@ -73,3 +73,17 @@ def test_without_fsspec_a_url_names_the_extra(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setitem(sys.modules, "fsspec", None)
     with pytest.raises(CorpusError, match=r"a corpus URL needs the fsspec package; .*pip install 'bpe-tui\[formats\]'"):
         open_corpus(f"file://{tmp_path}/corpus")
+
+
+def test_a_url_folder_leaves_out_a_tokenizers_files(tmp_path: Path) -> None:
+    """As a local folder search does: GPT-2's one-line ``vocab.json`` read as JSON lines stopped the run."""
+    import json
+
+    corpus = local_corpus(tmp_path)
+    (corpus / "sub" / "vocab.json").write_text(json.dumps({"text": 5239}), encoding="utf-8")
+    (corpus / "sub" / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    (corpus / "tokenizer.json").write_text(json.dumps({"text": "one line"}), encoding="utf-8")
+    by_url = open_corpus(f"file://{corpus}")
+    assert [shard.path for shard in by_url.shards] == [f"file://{corpus}/a.jsonl.gz", f"file://{corpus}/c.txt",
+                                                      f"file://{corpus}/sub/b.parquet"]
+    assert by_url.ignored == 4
