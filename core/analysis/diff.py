@@ -23,7 +23,8 @@ from typing import Any
 
 from core.analysis.compare import VocabOverlap, vocab_overlap
 from core.formats.byte_alphabet import encode_bytes
-from core.model import BPEModel
+from core import reference
+from core.model import CHAR_BASE, BPEModel
 from core.train.reading import count_pretokens, read_text_file
 
 Pair = tuple[bytes, bytes]
@@ -152,13 +153,12 @@ def shared_prefix(a: Sequence[Pair], b: Sequence[Pair]) -> int:
     return n
 
 
-def _merged(word: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
-    """``word`` after every merge in ``ranks``, applied in rank order as training applied them.
+def _merged(parts: list[bytes], ranks: Mapping[Pair, int]) -> list[bytes]:
+    """A word's ``parts`` after every merge in ``ranks``, applied in rank order as training applied them.
 
     Picking the lowest-ranked pair present each time equals applying the merges one after another over
     the whole word: a merge only creates pairs holding its new token, and those all rank later.
     """
-    parts = [bytes([byte]) for byte in word]
     while len(parts) > 1:
         best = min(
             (ranks[pair] for pair in zip(parts, parts[1:]) if pair in ranks), default=None
@@ -178,10 +178,46 @@ def _merged(word: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
     return parts
 
 
-def pair_counts_after(word_counts: Mapping[str, int], merges: Sequence[Pair]) -> Counter[Pair]:
+def training_words(word_counts: Mapping[str, int], model: BPEModel | None = None) -> Counter[tuple[bytes, ...]]:
+    """The words ``model``'s training would merge, from a corpus's pre-token counts: as training does
+    (``core.reference``, steps 4 and 5), pre-tokens seen fewer than its ``min_count`` times are dropped, and
+    a character base starts each pre-token from its characters, a character it has no token for (or one seen
+    fewer than its ``min_char_count`` times) cutting the pre-token in two. Without ``model``: bytes, nothing dropped.
+
+    >>> training_words({"low": 5, "lo": 1})
+    Counter({(b'l', b'o', b'w'): 5, (b'l', b'o'): 1})
+    """
+    training = model.training if model is not None else None
+    least = training.min_count if training is not None and training.min_count is not None else 1
+    kept = Counter({word: n for word, n in word_counts.items() if n >= least})
+    if model is None or model.base != CHAR_BASE:
+        return reference.byte_words(kept)
+    tokens = set(model.vocab.values())
+    least_char = training.min_char_count if training is not None and training.min_char_count is not None else 1
+    counts = reference.char_counts(kept)
+    words: Counter[tuple[bytes, ...]] = Counter()
+    for word, n in kept.items():
+        run: list[bytes] = []
+        for char in word:
+            data = char.encode("utf-8", "surrogatepass")
+            if counts[char] >= least_char and data in tokens:
+                run.append(data)
+                continue
+            if run:
+                words[tuple(run)] += n
+            run = []
+        if run:
+            words[tuple(run)] += n
+    return words
+
+
+def pair_counts_after(
+    word_counts: Mapping[str, int], merges: Sequence[Pair], *, trained_by: BPEModel | None = None
+) -> Counter[Pair]:
     """Every adjacent pair's count over the pre-tokens ``word_counts`` once ``merges`` have been made.
 
-    These are the counts training compares when it picks the next merge.
+    These are the counts training compares when it picks the next merge; ``trained_by`` is the tokenizer
+    whose training to follow (its ``min_count`` and character base, see :func:`training_words`).
 
     >>> counts = pair_counts_after({"low": 5, "lower": 2}, [(b"l", b"o")])
     >>> counts[(b"lo", b"w")], counts[(b"w", b"e")]
@@ -189,8 +225,8 @@ def pair_counts_after(word_counts: Mapping[str, int], merges: Sequence[Pair]) ->
     """
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     counts: Counter[Pair] = Counter()
-    for word, n in word_counts.items():
-        parts = _merged(word.encode("utf-8"), ranks)
+    for word, n in training_words(word_counts, trained_by).items():
+        parts = _merged(list(word), ranks)
         for pair in zip(parts, parts[1:]):
             counts[pair] += n
     return counts
@@ -208,14 +244,15 @@ def first_divergence(
     """The first rank where ``a``'s and ``b``'s merges differ (``prefix`` of them are shared), and whether
     it was a tie, or ``None`` when one merge list is a prefix of the other and neither goes on.
 
-    ``word_counts`` (pre-token -> count of a corpus, split as A splits it) lets the pairs be recounted.
+    ``word_counts`` (pre-token -> count of a corpus, split as A splits it) lets the pairs be recounted, as A's
+    training counted them (:func:`training_words`).
     """
     if prefix >= len(a.merges) and prefix >= len(b.merges):
         return None
     pair_a = a.merges[prefix] if prefix < len(a.merges) else None
     pair_b = b.merges[prefix] if prefix < len(b.merges) else None
     if word_counts is not None:
-        counts = pair_counts_after(word_counts, a.merges[:prefix])
+        counts = pair_counts_after(word_counts, a.merges[:prefix], trained_by=a)
         count_a = counts.get(pair_a, 0) if pair_a is not None else None
         count_b = counts.get(pair_b, 0) if pair_b is not None else None
         tie = None if count_a is None or count_b is None else count_a == count_b

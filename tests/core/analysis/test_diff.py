@@ -4,6 +4,7 @@ files, a rank file and hand-checked toys; tie verdicts are checked by recounting
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,49 @@ def test_encoding_diff_of_equal_and_different_splits() -> None:
     assert encoding_diff([b"a", b"b"], [b"a", b"b"]).same
     shorter = encoding_diff([b"ab"], [b"a", b"b"])
     assert (shorter.same, shorter.first_difference, shorter.cuts_only_a, shorter.cuts_only_b) == (False, 0, 0, 1)
+
+
+def trained(corpus: Path, vocab_size: int, **options: object) -> BPEModel:
+    run = TrainingRun(corpus, vocab_size, [], workers=1, **options)
+    for _ in run.events():
+        pass
+    return run.result()
+
+
+def reference_counts_of(words: Counter[reference.Word], merges: list[tuple[bytes, bytes]]) -> Counter[tuple[bytes, bytes]]:
+    for pair in merges:
+        words = reference.merge_words(words, pair)
+    return reference.count_pairs(words)
+
+
+@pytest.mark.parametrize("min_char_count", [1, 3])
+def test_the_recount_starts_from_characters_for_a_character_base(min_char_count: int) -> None:
+    # A character base merges characters (a rare one cuts its pre-token): a recount from bytes found A's own
+    # first merge 0 times, and B's byte pair thousands of times, and called it "not a tie" the wrong way round.
+    corpus = SAMPLES / "japanese.txt"
+    chars = trained(corpus, 1400, base="chars", min_char_count=min_char_count)
+    byte_level = trained(corpus, 300)
+    text = corpus.read_text(encoding="utf-8")
+    divergence = structural_diff(chars, byte_level, word_counts=count_pretokens(text, [], chars.pattern)).first_divergence
+    assert divergence is not None and divergence.rank == 0 and divergence.source == "corpus"
+    words = reference.count_char_words(text, min_char_count=min_char_count)
+    counts = reference_counts_of(words, [])
+    assert divergence.count_a == counts[chars.merges[0]] == chars.merge_count(0) > 0
+    assert divergence.count_b == counts[byte_level.merges[0]] == 0  # bytes of a character are never a pair here
+    assert divergence.tie is False
+
+
+def test_the_recount_drops_the_pre_tokens_a_min_count_dropped() -> None:
+    # Pruned pre-tokens add nothing to the counts A's training compared; counting them made B's pair look
+    # more frequent than the pair A picked.
+    corpus = SAMPLES / "english.txt"
+    pruned, whole = trained(corpus, 300, min_count=2), trained(corpus, 300)
+    text = corpus.read_text(encoding="utf-8")
+    diff = structural_diff(pruned, whole, word_counts=count_pretokens(text, [], pruned.pattern))
+    divergence = diff.first_divergence
+    assert divergence is not None and divergence.source == "corpus"
+    words = reference.byte_words(reference.prune(reference.count_pretokens(text), 2))
+    counts = reference_counts_of(words, pruned.merges[: diff.shared_prefix])
+    assert divergence.count_a == counts[divergence.a] == pruned.merge_count(divergence.rank)
+    assert divergence.count_b == counts[divergence.b] < divergence.count_a
+    assert divergence.tie is False
