@@ -37,10 +37,6 @@ def report_lines(diff: StructuralDiff) -> list[str]:
     if divergence is None:
         lines.append("first divergence: none (the merge lists are equal)")
     else:
-        if divergence.tie is None:
-            verdict = "tie unknown"
-        else:
-            verdict = "a tie" if divergence.tie else "not a tie"
         counts = []
         if divergence.count_a is not None:
             counts.append(f"A's pair {divergence.count_a:,}")
@@ -50,8 +46,23 @@ def report_lines(diff: StructuralDiff) -> list[str]:
             f"first divergence: merge {divergence.rank:,}",
             f"  A: {_pair(divergence.a)}",
             f"  B: {_pair(divergence.b)}",
-            f"  {verdict} ({TIE_WORDING[divergence.source]})" + (f": {', '.join(counts)}" if counts else ""),
         ]
+        if divergence.a is None or divergence.b is None:
+            # Not a choice between two pairs, so no tie to tell (and no count would tell one): one list ends.
+            ended, going_on = ("A", "B") if divergence.a is None else ("B", "A")
+            lines.append(
+                f"  one list ends: {ended} has no more merges; its {divergence.rank:,} are {going_on}'s first "
+                f"{divergence.rank:,}" + (f" ({', '.join(counts)} on the corpus)" if divergence.source == "corpus"
+                                          and counts else "")
+            )
+        else:
+            if divergence.tie is None:
+                verdict = "tie unknown"
+            else:
+                verdict = "a tie" if divergence.tie else "not a tie"
+            lines.append(
+                f"  {verdict} ({TIE_WORDING[divergence.source]})" + (f": {', '.join(counts)}" if counts else "")
+            )
     overlap = diff.overlap
     lines.append(
         f"vocabulary:      both {overlap.shared:,}  only A {overlap.only_a:,}  only B {overlap.only_b:,}"

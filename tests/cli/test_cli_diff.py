@@ -12,6 +12,7 @@ from tests.core.analysis.test_diff import CORPUS, hf_trained, ours_trained
 
 from bpe_tui.__main__ import main
 from core import reference
+from core.analysis.study import prefix_model
 from core.formats import save_tokenizer
 from core.formats.byte_alphabet import decode_bytes
 
@@ -74,3 +75,22 @@ def test_missing_input_is_one_line(files: tuple[Path, Path], tmp_path: Path, whi
     args = [ours, hf, "--corpus", missing] if which == "corpus" else [ours, missing]
     result = run_cli("diff", *args, cwd=tmp_path)
     assert_one_line_error(result, "bpe-tui diff: error:", "nope.txt")
+
+
+@pytest.mark.parametrize("with_corpus", [False, True])
+def test_a_smaller_vocabulary_of_the_same_run_is_said_to_end_not_to_tie(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], with_corpus: bool
+) -> None:
+    # Vocab 300 is vocab 400's first merges: there was no choice between two pairs. The report said "tie
+    # unknown" and sent the user to --corpus, which then said "tie unknown" again.
+    model = ours_trained(CORPUS, 400)
+    small = save_tokenizer(prefix_model(model, 300), tmp_path / "small.json", format="bpe-tui")[0]
+    large = save_tokenizer(model, tmp_path / "large.json", format="bpe-tui")[0]
+    extra = ["--corpus", CORPUS] if with_corpus else []
+    code, out, err = diff(capsys, small, large, *extra)
+    assert (code, err) == (0, "")
+    assert "tie" not in out.replace("one list ends", "")
+    assert "one list ends: A has no more merges; its 44 are B's first 44" in out  # 300 - 256 merges
+    code, out, err = diff(capsys, large, small, *extra)
+    assert "B has no more merges; its 44 are A's first 44" in out and "tie" not in out
+    assert json.loads(diff(capsys, large, small, "--json", *extra)[1])["first_divergence"]["tie"] is None
