@@ -13,6 +13,7 @@ TIE_WORDING = {
     "corpus": "recounted on the corpus",
     "recorded counts": "from both files' recorded counts",
     "runner-up": "from A's recorded runner-up count",
+    "other settings": "one corpus, counted with other {settings}; bpe-tui diff --corpus recounts them as A did",
     "unknown": "no counts recorded; bpe-tui diff --corpus recounts them",
 }
 
@@ -60,9 +61,8 @@ def report_lines(diff: StructuralDiff) -> list[str]:
                 verdict = "tie unknown"
             else:
                 verdict = "a tie" if divergence.tie else "not a tie"
-            lines.append(
-                f"  {verdict} ({TIE_WORDING[divergence.source]})" + (f": {', '.join(counts)}" if counts else "")
-            )
+            wording = TIE_WORDING[divergence.source].format(settings=" and ".join(divergence.other_settings))
+            lines.append(f"  {verdict} ({wording})" + (f": {', '.join(counts)}" if counts else ""))
     overlap = diff.overlap
     lines.append(
         f"vocabulary:      both {overlap.shared:,}  only A {overlap.only_a:,}  only B {overlap.only_b:,}"

@@ -10,7 +10,10 @@ reported as a finding of their own.
 
 Whether the divergence is a tie is decided, best source first: by recounting pairs on a corpus after the
 shared prefix; by both tokenizers' recorded counts at that rank when they were trained on the same
-corpus; by A's recorded runner-up count; otherwise it is unknown.
+corpus with the same counting settings; by A's recorded runner-up count; otherwise it is unknown. Two
+tokenizers of one corpus trained with other special tokens (or pattern, base, ``min_count``...) counted
+other words, so their counts do not compare, and A's tie, if it had one, may have been with another pair:
+that is left unknown, naming the settings, unless A's runner-up shows B's pair was less frequent.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from core.train.reading import count_pretokens, read_text_file
 
 Pair = tuple[bytes, bytes]
 
-TIE_SOURCES = ("corpus", "recorded counts", "runner-up", "unknown")
-"""How a divergence's tie was decided (see the module docstring), in order of trust."""
+TIE_SOURCES = ("corpus", "recorded counts", "runner-up", "other settings", "unknown")
+"""How a divergence's tie was decided (see the module docstring), in order of trust; ``"other settings"``:
+not decided, since both were trained on one corpus but counted it differently (:func:`counting_differences`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,8 @@ class Divergence:
         source: how ``tie`` was decided, one of :data:`TIE_SOURCES`.
         count_a: A's pair count at that point, when known.
         count_b: B's pair count at that point, when known.
+        other_settings: the training settings that made A and B count one corpus differently (see
+            :func:`counting_differences`), when both files record them.
     """
 
     rank: int
@@ -54,6 +60,7 @@ class Divergence:
     source: str
     count_a: int | None = None
     count_b: int | None = None
+    other_settings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +124,7 @@ class StructuralDiff:
                 "tie_source": divergence.source,
                 "count_a": divergence.count_a,
                 "count_b": divergence.count_b,
+                "other_settings": list(divergence.other_settings),
             },
             "overlap": {"both": self.overlap.shared, "only_a": self.overlap.only_a, "only_b": self.overlap.only_b},
             "merges": {"a": self.merges_a, "b": self.merges_b},
@@ -238,6 +246,30 @@ def _same_corpus(a: BPEModel, b: BPEModel) -> bool:
     return bool(a.training.corpus_sha256) and a.training.corpus_sha256 == b.training.corpus_sha256
 
 
+def counting_differences(a: BPEModel, b: BPEModel) -> tuple[str, ...]:
+    """The settings with which ``a``'s and ``b``'s training counted pairs differently: special tokens (never
+    part of a pre-token), pattern, base, ``min_count``, ``min_char_count`` and ``errors``. On one corpus,
+    recorded counts only compare when there are none: otherwise the two runs counted other words.
+
+    >>> plain = BPEModel({}, [], special_tokens=["<s>"])
+    >>> counting_differences(plain, BPEModel({}, [])), counting_differences(plain, plain)
+    (('special tokens',), ())
+    """
+    def settings(model: BPEModel) -> dict[str, object]:
+        info = model.training
+        return {
+            "special tokens": frozenset(model.special_tokens),
+            "pattern": model.pattern,
+            "base": model.base,
+            "min count": (info.min_count or 1) if info is not None else 1,
+            "min char count": (info.min_char_count or 1) if info is not None else 1,
+            "errors": info.errors if info is not None else "strict",
+        }
+
+    mine, theirs = settings(a), settings(b)
+    return tuple(name for name in mine if mine[name] != theirs[name])
+
+
 def first_divergence(
     a: BPEModel, b: BPEModel, prefix: int, *, word_counts: Mapping[str, int] | None = None
 ) -> Divergence | None:
@@ -258,9 +290,13 @@ def first_divergence(
         tie = None if count_a is None or count_b is None else count_a == count_b
         return Divergence(prefix, pair_a, pair_b, tie, "corpus", count_a, count_b)
     recorded_a, recorded_b = a.merge_count(prefix), b.merge_count(prefix)
-    if recorded_a is not None and recorded_b is not None and _same_corpus(a, b):
+    other_settings = counting_differences(a, b) if _same_corpus(a, b) else ()
+    if recorded_a is not None and recorded_b is not None and _same_corpus(a, b) and not other_settings:
         return Divergence(prefix, pair_a, pair_b, recorded_a == recorded_b, "recorded counts", recorded_a, recorded_b)
     was_tie = a.merge_was_tie(prefix)
+    if other_settings and was_tie is not False and pair_a is not None and pair_b is not None:
+        # A's tie may have been with another pair: B took this one because it counted the corpus otherwise.
+        return Divergence(prefix, pair_a, pair_b, None, "other settings", recorded_a, recorded_b, other_settings)
     if was_tie is not None and pair_b is not None:
         return Divergence(prefix, pair_a, pair_b, was_tie, "runner-up", recorded_a, None)
     return Divergence(prefix, pair_a, pair_b, None, "unknown", recorded_a, recorded_b)

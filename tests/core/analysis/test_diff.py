@@ -11,7 +11,7 @@ import pytest
 from tests.data_paths import GPT2_VOCAB, SAMPLES
 
 from core import reference
-from core.analysis.diff import encoding_diff, pair_counts_after, shared_prefix, structural_diff
+from core.analysis.diff import counting_differences, encoding_diff, pair_counts_after, shared_prefix, structural_diff
 from core.formats import load_tokenizer, save_tokenizer
 from core.formats.byte_alphabet import decode_bytes
 from core.model import BPEModel
@@ -153,8 +153,9 @@ def test_encoding_diff_of_equal_and_different_splits() -> None:
     assert (shorter.same, shorter.first_difference, shorter.cuts_only_a, shorter.cuts_only_b) == (False, 0, 0, 1)
 
 
-def trained(corpus: Path, vocab_size: int, **options: object) -> BPEModel:
-    run = TrainingRun(corpus, vocab_size, [], workers=1, **options)
+def trained(corpus: Path, vocab_size: int, special_tokens: tuple[str, ...] = (), **options: object) -> BPEModel:
+    options.setdefault("workers", 1)
+    run = TrainingRun(corpus, vocab_size, list(special_tokens), **options)
     for _ in run.events():
         pass
     return run.result()
@@ -197,3 +198,26 @@ def test_the_recount_drops_the_pre_tokens_a_min_count_dropped() -> None:
     assert divergence.count_a == counts[divergence.a] == pruned.merge_count(divergence.rank)
     assert divergence.count_b == counts[divergence.b] < divergence.count_a
     assert divergence.tie is False
+
+
+def test_recorded_counts_of_one_corpus_counted_otherwise_do_not_make_a_tie() -> None:
+    # With <|endoftext|> a special token, A never counts the "te" inside it; B does. Both recorded 40 at the
+    # rank where they part, which the diff called a tie, but in A's counts B's pair had 25: the special
+    # token, not the tie rule, made them differ.
+    corpus = SAMPLES / "english.txt"
+    with_special, without = trained(corpus, 400, ("<|endoftext|>",)), trained(corpus, 400)
+    diff = structural_diff(with_special, without)
+    divergence = diff.first_divergence
+    assert divergence is not None and (divergence.count_a, divergence.count_b) == (40, 40)
+    text = corpus.read_text(encoding="utf-8")
+    counts = reference_counts_of(reference.count_words(text, ["<|endoftext|>"]), with_special.merges[: diff.shared_prefix])
+    assert counts[divergence.a] > counts[divergence.b]  # the truth: not a tie
+    assert (divergence.tie, divergence.source, divergence.other_settings) == (None, "other settings", ("special tokens",))
+    recounted = structural_diff(
+        with_special, without, word_counts=count_pretokens(text, ["<|endoftext|>"], with_special.pattern)
+    ).first_divergence
+    assert recounted is not None and (recounted.tie, recounted.count_a, recounted.count_b) == (
+        False, counts[divergence.a], counts[divergence.b]
+    )
+    assert counting_differences(trained(corpus, 300, min_count=2), without) == ("min count",)
+    assert counting_differences(trained(corpus, 300, workers=2), without) == ()  # workers change nothing
