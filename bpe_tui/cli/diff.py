@@ -1,7 +1,7 @@
 """``bpe-tui diff``: the structural diff of two tokenizer files, of any formats, as text or JSON.
 
 Reports the shared merge prefix, the first divergent merge and whether it was a tie (recounted on
-``--corpus`` when given, else from recorded counts), vocabulary overlap by token bytes, ids that moved,
+``--corpus`` when given, a text file or shards, else from recorded counts), vocabulary overlap by token bytes, ids that moved,
 and, with ``--text``, how the two tokenizers split that text. Writes no files.
 """
 
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import path_text, utf8_text
+from bpe_tui.cli.arguments import add_corpus_options, path_text, utf8_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.diff_report import report_lines
 from core.analysis.diff import corpus_word_counts, structural_diff
@@ -30,7 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("a", metavar="A", type=path_text, help="first tokenizer file (any format) or its folder")
     parser.add_argument("b", metavar="B", type=path_text, help="second tokenizer file (any format) or its folder")
     parser.add_argument("--corpus", metavar="FILE", type=path_text,
-                        help="recount the pairs at the first divergence on this UTF-8 corpus (split as A splits)")
+                        help="recount the pairs at the first divergence on this corpus, as A's training counted them: "
+                        "a UTF-8 text file, or the shard, folder or quoted glob it was trained on (with its --text-field)")
+    add_corpus_options(parser)
     parser.add_argument("--text", metavar="S", type=utf8_text, help="also compare how A and B encode this text")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
@@ -39,7 +41,11 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Load both tokenizers (and the corpus), diff them and print the report (writes no files)."""
     a = load_tokenizer(Path(args.a))
     b = load_tokenizer(Path(args.b))
-    word_counts = corpus_word_counts(args.corpus, a) if args.corpus is not None else None
+    word_counts = None
+    if args.corpus is not None:
+        word_counts = corpus_word_counts(
+            args.corpus, a, text_field=args.text_field, skip_bad_records=args.skip_bad_records
+        )
     encoded = None
     if args.text is not None:
         tokenizers = (Tokenizer.from_model(a), Tokenizer.from_model(b))

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.analysis.compare import VocabOverlap, vocab_overlap
+from core.corpus import open_corpus
+from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.formats.byte_alphabet import encode_bytes
 from core import reference
 from core.model import CHAR_BASE, BPEModel
@@ -382,10 +384,26 @@ def structural_diff(
     )
 
 
-def corpus_word_counts(path: str | os.PathLike[str], model: BPEModel) -> Counter[str]:
-    """The pre-token counts of the corpus at ``path``, split by ``model``'s pattern and special tokens.
+def corpus_word_counts(
+    path: str | os.PathLike[str], model: BPEModel, *, text_field: str = "text", skip_bad_records: bool = False
+) -> Counter[str]:
+    """The pre-token counts of the corpus at ``path``, split by ``model``'s pattern and special tokens, as
+    training counts it: a text file, or a corpus of shards (JSON lines, Parquet, compressed, a folder or a
+    glob) read record by record, each record's text on its own, never the JSON around it.
 
     Raises:
-        CorpusError: the file is missing, not a regular file, binary or not UTF-8.
+        CorpusError: the corpus is missing or unreadable, a text file is binary or not UTF-8, or a record is
+            bad (unless ``skip_bad_records``), as training would say.
     """
-    return count_pretokens(read_text_file(path), list(model.special_tokens), model.pattern)
+    corpus = open_corpus(path)
+    if corpus.single_plain_text:
+        return count_pretokens(read_text_file(path), list(model.special_tokens), model.pattern)
+    options = ReadOptions(
+        tuple(model.special_tokens), model.pattern, text_field=text_field, skip_bad_records=skip_bad_records
+    )
+    counts: Counter[str] = Counter()
+    skipped = SkippedRecords()
+    for shard in corpus.shards:
+        for text, _continues in shard_documents(shard, options, skipped):  # text is cut where pre-tokens end
+            count_pretokens(text, list(model.special_tokens), model.pattern, counts)
+    return counts

@@ -14,6 +14,7 @@ from bpe_tui.__main__ import main
 from core import reference
 from core.analysis.study import prefix_model
 from core.formats import save_tokenizer
+from core.train.run import TrainingRun
 from core.formats.byte_alphabet import decode_bytes
 
 
@@ -94,3 +95,29 @@ def test_a_smaller_vocabulary_of_the_same_run_is_said_to_end_not_to_tie(
     code, out, err = diff(capsys, large, small, *extra)
     assert "B has no more merges; its 44 are A's first 44" in out and "tie" not in out
     assert json.loads(diff(capsys, large, small, "--json", *extra)[1])["first_divergence"]["tie"] is None
+
+
+def test_corpus_of_shards_is_recounted_by_its_records_not_as_json_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A tokenizer trained on JSON-lines shards is recounted on them: the file was read as plain text, so the
+    # JSON around each record ({"text": ..., escapes) was counted with it, and the counts were silently off.
+    documents = CORPUS.read_text(encoding="utf-8").split("<|endoftext|>")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for index in range(2):
+        lines = [json.dumps({"id": n, "body": text}) + "\n" for n, text in enumerate(documents) if n % 2 == index]
+        (shards / f"part-{index}.jsonl").write_text("".join(lines), encoding="utf-8")
+    run = TrainingRun(shards, 400, ["<|endoftext|>"], workers=1, text_field="body")
+    for _ in run.events():
+        pass
+    ours = save_tokenizer(run.result(), tmp_path / "ours.json", format="bpe-tui")[0]
+    hf = hf_trained(CORPUS, 400, tmp_path)
+    code, out, err = diff(capsys, ours, hf, "--corpus", shards, "--text-field", "body", "--json")
+    assert (code, err) == (0, "")
+    from_shards = json.loads(out)["first_divergence"]
+    code, out, err = diff(capsys, ours, hf, "--corpus", CORPUS, "--json")
+    assert from_shards == json.loads(out)["first_divergence"]  # the same documents, joined in a text file
+    assert from_shards["count_a"] == run.result().merge_count(from_shards["rank"])
+    code, out, err = diff(capsys, ours, hf, "--corpus", shards / "part-0.jsonl", "--text-field", "nope")
+    assert code != 0 and "nope" in err and out == ""
