@@ -1,8 +1,8 @@
 """``bpe-tui diff``: the structural diff of two tokenizer files, of any formats, as text or JSON.
 
 Reports the shared merge prefix, the first divergent merge and whether it was a tie (recounted on
-``--corpus`` when given, a text file or shards, else from recorded counts), vocabulary overlap by token bytes, ids that moved,
-and, with ``--text``, how the two tokenizers split that text. Writes no files.
+``--corpus`` when given, a text file or shards, else from recorded counts), vocabulary overlap by token
+bytes, ids that moved, and, with ``--text``, how the two tokenizers split that text. Writes no files.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("a", metavar="A", type=path_text, help="first tokenizer file (any format) or its folder")
     parser.add_argument("b", metavar="B", type=path_text, help="second tokenizer file (any format) or its folder")
     parser.add_argument("--corpus", metavar="FILE", type=path_text,
-                        help="recount the pairs at the first divergence on this corpus, as A's training counted them: "
-                        "a UTF-8 text file, or the shard, folder or quoted glob it was trained on (with its --text-field)")
+                        help="recount the pairs at the first divergence on this corpus, as A's training counted "
+                        "them: a UTF-8 text file, or the shard, folder or quoted glob it was trained on (with its "
+                        "--text-field)")
     add_corpus_options(parser)
     parser.add_argument("--text", metavar="S", type=utf8_text, help="also compare how A and B encode this text")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
