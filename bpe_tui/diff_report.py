@@ -18,6 +18,13 @@ TIE_WORDING = {
 }
 
 
+SETTING_MEANING = {
+    "special tokens": "what is cut out whole",
+    "pattern": "how text splits into pre-tokens",
+    "base": "bytes or characters to start from",
+}
+
+
 def _pair(pair: Pair | None) -> str:
     if pair is None:
         return "(no more merges)"
@@ -34,6 +41,9 @@ def report_lines(diff: StructuralDiff) -> list[str]:
         f"merges:          A {diff.merges_a:,}  B {diff.merges_b:,}",
         f"shared prefix:   {diff.shared_prefix:,} merge{'' if diff.shared_prefix == 1 else 's'}",
     ]
+    if diff.other_settings:  # else equal merges that encode otherwise look unexplained
+        differing = ", ".join(f"{name} ({SETTING_MEANING[name]})" for name in diff.other_settings)
+        lines.append(f"settings:        differ in {differing}: even equal merges encode otherwise")
     divergence = diff.first_divergence
     if divergence is None:
         lines.append("first divergence: none (the merge lists are equal)")

@@ -109,6 +109,8 @@ class StructuralDiff:
     overlap: VocabOverlap
     moved: MovedIds
     encoding: EncodingDiff | None = None
+    other_settings: tuple[str, ...] = ()
+    """Which of :data:`ENCODING_SETTINGS` differ: equal merges encode a text otherwise when they do."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` form: the issue's keys first, then the details. A pair's tokens are spelled in
@@ -131,6 +133,7 @@ class StructuralDiff:
             "overlap": {"both": self.overlap.shared, "only_a": self.overlap.only_a, "only_b": self.overlap.only_b},
             "merges": {"a": self.merges_a, "b": self.merges_b},
             "moved_ids": self.moved.count,
+            "other_settings": list(self.other_settings),
         }
         if self.encoding is not None:
             enc = self.encoding
@@ -246,6 +249,11 @@ def _same_corpus(a: BPEModel, b: BPEModel) -> bool:
     if a.training is None or b.training is None:
         return False
     return bool(a.training.corpus_sha256) and a.training.corpus_sha256 == b.training.corpus_sha256
+
+
+ENCODING_SETTINGS = ("special tokens", "pattern", "base")
+"""What decides, besides the merges, how a tokenizer encodes: what is cut out whole, how text is split into
+pre-tokens, and whether a pre-token starts as bytes or characters."""
 
 
 def counting_differences(a: BPEModel, b: BPEModel) -> tuple[str, ...]:
@@ -381,6 +389,7 @@ def structural_diff(
         overlap=vocab_overlap(a, b),
         moved=moved_ids(a, b),
         encoding=encoding_diff(*encoded) if encoded is not None else None,
+        other_settings=tuple(name for name in counting_differences(a, b) if name in ENCODING_SETTINGS),
     )
 
 

@@ -3,6 +3,7 @@ one-line errors for bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -121,3 +122,19 @@ def test_corpus_of_shards_is_recounted_by_its_records_not_as_json_text(
     assert from_shards["count_a"] == run.result().merge_count(from_shards["rank"])
     code, out, err = diff(capsys, ours, hf, "--corpus", shards / "part-0.jsonl", "--text-field", "nope")
     assert code != 0 and "nope" in err and out == ""
+
+
+def test_equal_merges_with_another_pattern_are_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same merges under another split pattern encode "Hello there" otherwise; the report said the merge lists
+    # and vocabularies were equal and nothing else, leaving the different split unexplained.
+    model = ours_trained(CORPUS, 400)
+    one_char = dataclasses.replace(model, pattern=r"(?s).")  # every character a pre-token: no merge applies
+    a = save_tokenizer(model, tmp_path / "a.json", format="bpe-tui")[0]
+    b = save_tokenizer(one_char, tmp_path / "b.json", format="bpe-tui")[0]
+    code, out, err = diff(capsys, a, b, "--text", "Hello there")
+    assert (code, err) == (0, "")
+    assert "first divergence: none" in out and "the same tokens" not in out
+    assert "settings:        differ in pattern (how text splits into pre-tokens)" in out
+    assert json.loads(diff(capsys, a, b, "--json")[1])["other_settings"] == ["pattern"]
+    code, out, err = diff(capsys, a, a)
+    assert "settings:" not in out and json.loads(diff(capsys, a, a, "--json")[1])["other_settings"] == []
