@@ -14,16 +14,18 @@ BLOCKS = " ▁▂▃▄▅▆▇█"
 def curve_content(result: SliderResult) -> Content:
     """Bytes per token against merges, one column per sampled k, the column of the current k highlighted.
 
-    The height is bytes/token scaled from 1 (every byte a token) to the best the curve reaches.
+    The height is bytes/token scaled from its value at 0 merges (1 for a byte base, where every byte is a
+    token) to the best the curve reaches.
     """
     ratios = [(k, result.text_bytes / count if count else 0.0) for k, count in result.curve]
+    low = ratios[0][1] if ratios else 1.0
     top = max((ratio for _, ratio in ratios), default=1.0)
-    span = top - 1.0
+    span = top - low
     columns = []
     for k, ratio in ratios:
-        level = round((ratio - 1.0) / span * (len(BLOCKS) - 2)) + 1 if span > 0 else 1
+        level = round((ratio - low) / span * (len(BLOCKS) - 2)) + 1 if span > 0 else 1
         columns.append((BLOCKS[level], "bold $accent" if k == result.merges else "$primary"))
-    label = dim(f"bytes/token, 0 merges to all: 1.00 → {top:.2f}")
+    label = dim(f"bytes/token, 0 merges to all: {low:.2f} → {top:.2f}")
     return Content("\n").join([label, Content.assemble(*columns)])
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.lenses.replay import replay_tokens
+from core.analysis.lenses.replay import fragment_tokens
 from core.analysis.lenses.tables import ModelTables
 from core.model import BPEModel
 
@@ -104,7 +104,7 @@ def longest_match(model: BPEModel, text: str) -> LongestMatchResult:
             bpe.append(fragment.data)
             greedy.append(fragment.data)
             continue
-        mine = replay_tokens(tables, fragment.text)
+        mine = fragment_tokens(tables, fragment)
         theirs = greedy_tokens(fragment.data, plain, longest)
         if mine != theirs:
             differences.append(FragmentDifference(fragment.text, tuple(mine), tuple(theirs)))

@@ -1,6 +1,8 @@
 """Lens 5, replay: encoding one word as merge replay, one step per merge, with each step's rank and pair.
 
-Inside each fragment the adjacent pair with the lowest merge rank is merged (the leftmost where it occurs
+Each fragment starts as its bytes (for a character-base model, each character with a token of its own
+and the bytes of any other, as :func:`core.reference.initial_tokens` says). Inside it the adjacent pair
+with the lowest merge rank is merged (the leftmost where it occurs
 twice), again and again, until no adjacent pair has a rank: the definition of BPE encoding
 (:func:`core.reference.encode_pretoken`), spelled out so each step can be shown. The ids at the end are
 those of ``Tokenizer.encode``. ``limit`` stops merges of rank ``limit`` and above from counting, which is
@@ -12,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.lenses.tables import ModelTables
+from core.analysis.lenses.tables import Fragment, ModelTables
 from core.model import BPEModel
+from core.reference import initial_tokens
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class ReplayResult:
 
     Attributes:
         word: the word (any text: several fragments are replayed one after another).
-        start: the word's tokens before any merge: its bytes, and special tokens whole.
+        start: the word's tokens before any merge: its bytes (its characters, for a character base), and
+            special tokens whole.
         steps: each merge in the order made.
         tokens: the tokens at the end.
         ids: their ids, equal to ``Tokenizer.encode(word)``.
@@ -57,10 +61,24 @@ def _text(token: bytes) -> str:
     return token.decode("utf-8", errors="replace")
 
 
-def merge_fragment(data: bytes, ranks: dict[tuple[bytes, bytes], int], limit: int | None = None) -> list[tuple[int, int, list[bytes]]]:
-    """Each merge BPE makes on one fragment's bytes: ``(rank, position, tokens after)``, in order.
+def start_tokens(tables: ModelTables, fragment: Fragment) -> list[bytes]:
+    """A fragment's tokens before any merge: a special token whole, otherwise its bytes, or for a
+    character-base model each character that has a token as that token (the rest as bytes).
 
-    Only merges of rank below ``limit`` count (all, for ``None``).
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: "é".encode()}
+    >>> tables = ModelTables.of(BPEModel(vocab, [], base="chars"))
+    >>> start_tokens(tables, Fragment("aé")), start_tokens(ModelTables.of(BPEModel(vocab, [])), Fragment("aé"))
+    ([b'a', b'\\xc3\\xa9'], [b'a', b'\\xc3', b'\\xa9'])
+    """
+    if fragment.special:
+        return [fragment.data]
+    return initial_tokens(fragment.text, tables.ids, tables.model.base)
+
+
+def merge_fragment(data: bytes | list[bytes], ranks: dict[tuple[bytes, bytes], int], limit: int | None = None) -> list[tuple[int, int, list[bytes]]]:
+    """Each merge BPE makes on one fragment: ``(rank, position, tokens after)``, in order.
+
+    ``data`` is the fragment's bytes, or the tokens it starts from (:func:`start_tokens`). Only merges of rank below ``limit`` count (all, for ``None``).
 
     >>> ranks = {(b"o", b"w"): 0, (b"l", b"ow"): 1, (b"e", b"r"): 2}
     >>> [(rank, i, b"|".join(after)) for rank, i, after in merge_fragment(b"lower", ranks)]
@@ -68,7 +86,7 @@ def merge_fragment(data: bytes, ranks: dict[tuple[bytes, bytes], int], limit: in
     >>> merge_fragment(b"lower", ranks, limit=1)[-1][2]
     [b'l', b'ow', b'e', b'r']
     """
-    tokens = [bytes([b]) for b in data]
+    tokens = [bytes([b]) for b in data] if isinstance(data, bytes) else list(data)
     made: list[tuple[int, int, list[bytes]]] = []
     while len(tokens) > 1:
         best: tuple[int, int] | None = None
@@ -92,14 +110,16 @@ def replay_tokens(tables: ModelTables, text: str, limit: int | None = None) -> l
     >>> replay_tokens(tables, "low low"), replay_tokens(tables, "low", limit=1)
     ([b'low', b' ', b'low'], [b'l', b'ow'])
     """
-    out: list[bytes] = []
-    for fragment in tables.fragments(text):
-        if fragment.special:
-            out.append(fragment.data)
-            continue
-        made = merge_fragment(fragment.data, tables.ranks, limit)
-        out.extend(made[-1][2] if made else [bytes([b]) for b in fragment.data])
-    return out
+    return [token for fragment in tables.fragments(text) for token in fragment_tokens(tables, fragment, limit)]
+
+
+def fragment_tokens(tables: ModelTables, fragment: Fragment, limit: int | None = None) -> list[bytes]:
+    """One fragment's tokens after merges of rank below ``limit`` (all, for ``None``); a special whole."""
+    start = start_tokens(tables, fragment)
+    if fragment.special:
+        return start
+    made = merge_fragment(start, tables.ranks, limit)
+    return made[-1][2] if made else start
 
 
 def replay(model: BPEModel, word: str) -> ReplayResult:
@@ -117,15 +137,15 @@ def replay(model: BPEModel, word: str) -> ReplayResult:
     start: list[bytes] = []
     steps: list[ReplayStep] = []
     fragments = tables.fragments(word)
+    starts = [start_tokens(tables, fragment) for fragment in fragments]
     for index, fragment in enumerate(fragments):
+        start.extend(starts[index])
         if fragment.special:
-            start.append(fragment.data)
-            done.append(fragment.data)
+            done.extend(starts[index])
             continue
-        start.extend(bytes([b]) for b in fragment.data)
-        later = [b for f in fragments[index + 1 :] for b in ([f.data] if f.special else [bytes([c]) for c in f.data])]
-        current = [bytes([b]) for b in fragment.data]
-        for rank, i, after in merge_fragment(fragment.data, tables.ranks):
+        later = [token for tokens in starts[index + 1 :] for token in tokens]
+        current = starts[index]
+        for rank, i, after in merge_fragment(current, tables.ranks):
             steps.append(ReplayStep(rank, (current[i], current[i + 1]), tuple(done + after + later)))
             current = after
         done.extend(current)

@@ -1,6 +1,7 @@
 """Lens 1, slider: a sentence re-tokenised after only the first k merges, k from 0 to all of them.
 
-At k = 0 every byte is a token; each merge added joins some of them, and the count falls. The tokens
+At k = 0 every byte is a token (every character with a token of its own, for a character-base model);
+each merge added joins some of them, and the count falls. The tokens
 after k merges are all in the vocabulary (each is a byte or the product of one of the first k merges), so
 their ids are the tokenizer's own; at k = all they are exactly ``encode(text)``.
 """
@@ -27,7 +28,7 @@ class SliderResult:
         total_merges: how many the model has.
         tokens: the tokens, in order.
         ids: their ids.
-        text_bytes: the sentence's length in UTF-8 bytes (the token count at k = 0).
+        text_bytes: the sentence's length in UTF-8 bytes (the token count at k = 0 for a byte base).
         curve: ``(k, token count)`` at evenly spaced k from 0 to all merges (and at ``merges``), for a
             plot of bytes per token against merges.
     """
