@@ -5,8 +5,10 @@ no incremental state that could drift; the fast trainer (heap, pair index, cold 
 worker processes) and the fast tokenizer (caches, unit-by-unit merging) must agree with it exactly, on
 the sample corpora and on generated texts built to provoke the hard cases: repeated letters and
 overlapping pairs, whitespace runs, punctuation, digits, Japanese, emoji, special tokens glued to text,
-and fragments of special tokens outside them. Generated cases run under several split patterns, in
-memory and from a file, in one process and with worker processes.
+and fragments of special tokens outside them; line separators, byte-order marks, joiners and combining
+marks; special tokens with regex metacharacters, line breaks, spaces or non-ASCII characters, nested or
+overlapping; invalid UTF-8 read with ``errors="replace"``. Generated cases run under several split
+patterns, in memory and from a file, in one process and with worker processes.
 """
 
 from __future__ import annotations
@@ -123,8 +125,26 @@ def test_toy_sample_equals_the_reference_to_exhaustion(samples_dir: Path) -> Non
 ALPHABET = "abdelorstv" + "  \n\n\t\r" + ".,!?'-<|>" + "0123" + "日本語のはé"
 """Few letters, so pairs repeat and overlap ("aaa"); contraction letters; ``<|>`` to imitate special tokens."""
 
-SPECIAL_SETS = [[], [SPECIAL], [SPECIAL, "<|pad|>"], ["<s>", "<s><s>"]]
-"""No special tokens, one, two, and two where one contains the other (the longer one wins)."""
+HOSTILE = "\r\n\u2028\u2029\x85\ufeff\u200d\u0301\u0308\x01\x7f\xff\u0661\u0662 \t"
+"""Characters that corpora from elsewhere hold: line and paragraph separators (U+2028, U+2029, NEL), a
+byte-order mark, a zero-width joiner, combining marks, control characters, U+00FF (whose UTF-8 ends in
+byte 0xBF), Arabic-Indic digits; with CR, LF, spaces and tabs, so runs of them mix."""
+
+SPECIAL_SETS = [
+    [],
+    [SPECIAL],
+    [SPECIAL, "<|pad|>"],
+    ["<s>", "<s><s>"],
+    ["<a>", "<a><b>", "<b>"],
+    ["a|b$", "(x)\\", "$$"],
+    ["«fin»", " the", "日本"],
+    ["\r\n", "\n\n", "a a"],
+    ["aa", "aaa"],
+]
+"""No special tokens, one, two, two where one contains the other (the longer one wins), three where one is
+two others side by side; then hostile ones: regex metacharacters (``|``, ``(``, ``\\``, ``$``), non-ASCII,
+one that begins with a space and equals a pre-token (`` the``), line breaks and one with a space inside (CR
+LF, LF LF, ``a a``), and two made of a letter the text repeats (``aaaa`` holds both, overlapping)."""
 
 pieces = st.one_of(
     st.text(alphabet="abelnorstw'", min_size=1, max_size=8),  # ASCII words with contraction letters
@@ -135,6 +155,8 @@ pieces = st.one_of(
     st.text(alphabet="日本語のはをですカタナ。", min_size=1, max_size=12),
     st.sampled_from(["🙂", "👍🏽", "🇯🇵", "🎉🎉🎉", "👨‍👩‍👧", "é", "ß"]),
     st.sampled_from([SPECIAL, "<|pad|>", "<s>", "<s><s>", "<|endof", "text|>"]),  # whole, and fragments
+    st.sampled_from(sorted({token for tokens in SPECIAL_SETS for token in tokens} | {"<a", "b>", "«fi", "a|", "\\"})),
+    st.text(alphabet=HOSTILE, min_size=1, max_size=6),
     st.text(alphabet=ALPHABET, max_size=30),
 )
 texts = st.lists(pieces, max_size=30).map("".join)
@@ -238,6 +260,32 @@ def test_generated_training_equals_the_reference(tmp_path: Path, route: str, pat
     check()
     if workers > 1:
         assert PoolSpy.jobs > 0, "no chunk was ever read by a worker process: the route tests nothing"
+
+
+BROKEN_UTF8 = [b"\xff", b"\x80", b"\xc3", b"\xe3\x81", b"\xf0\x9f\x99", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]
+"""Bytes that are not UTF-8: stray, cut-off sequences (a kana, an emoji), overlong, a surrogate, past U+10FFFF."""
+
+raw_texts = st.lists(st.one_of(texts.map(lambda text: text.encode("utf-8")), st.sampled_from(BROKEN_UTF8)), max_size=8).map(b"".join)
+
+
+@pytest.mark.parametrize("route", ["file-1-worker", "file-2-workers-shared"])
+def test_invalid_utf8_read_with_replace_equals_the_reference(tmp_path: Path, route: str) -> None:
+    # errors="replace": the reference trains on the text as Python decodes the whole file; chunks cut next
+    # to a broken sequence must decode to the same U+FFFD characters.
+    _source, workers, force = ROUTES[route]
+    path = tmp_path / "corpus.txt"
+
+    @settings(CHECKED, max_examples=40)
+    @given(raw=raw_texts, specials=st.sampled_from(SPECIAL_SETS), merges_wanted=st.integers(0, 40))
+    def check(raw: bytes, specials: list[str], merges_wanted: int) -> None:
+        path.write_bytes(raw)
+        vocab_size = 256 + len(specials) + merges_wanted
+        expected = reference.train(raw.decode("utf-8", errors="replace"), vocab_size, specials)
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            force(monkeypatch)
+            assert train_bpe(path, vocab_size, specials, workers=workers, errors="replace") == expected
+
+    check()
 
 
 # -- encoding --------------------------------------------------------------------------------------------------
