@@ -6,7 +6,7 @@ corpus, the bundled English and Japanese samples, and any ``--eval`` files), the
 of bare bytes in Japanese and the embedding parameters V x d; then, per size and text, the characters and
 bytes the first context window of each ``--windows`` size covers; or, with ``--json``, the same as one
 object. The corpus may be a text file or shards, read as ``train`` reads them (``--text-field``,
-``--skip-bad-records``); its first 4 MiB are its evaluation text (``core.analysis.study_corpus``).
+``--skip-bad-records``, ``--errors``); its first 4 MiB are its evaluation text (``core.analysis.study_corpus``).
 Writes no files.
 """
 
@@ -67,6 +67,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--special-token", metavar="S", type=special_token, action="append", default=[],
                         help="special token (repeatable), as for train")
     parser.add_argument("--workers", metavar="K", type=worker_count, help="processes for reading the corpus")
+    parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                        help="invalid UTF-8 in the corpus, as for train: 'strict' (default) stops with its byte "
+                        "offset, 'replace' trains and evaluates on U+FFFD")
     parser.add_argument("--base", choices=BASES, default=BYTE_BASE,
                         help="train from bytes (default) or from the corpus's characters ('chars', as train "
                         "--base chars): run both on Japanese to compare tokens and bare bytes")
@@ -154,13 +157,15 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     if args.min_char_count is not None and args.base != CHAR_BASE:
         raise SettingsError("--min-char-count applies to the character base only; add --base chars or drop it")
     sample = corpus_sample(
-        corpus, args.special_token, text_field=args.text_field, skip_bad_records=args.skip_bad_records
+        corpus, args.special_token, text_field=args.text_field, skip_bad_records=args.skip_bad_records,
+        errors=args.errors,
     )
     texts = evaluation_texts(sample.text, args.eval)
     study_run = StudyRun(
         corpus, args.sizes, texts, d=args.d, windows=args.windows, special_tokens=args.special_token,
         workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records,
         base=args.base, min_char_count=1 if args.min_char_count is None else args.min_char_count,
+        errors=args.errors,
     )
     study: Study | None = None
     for event in study_run.events():

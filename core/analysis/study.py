@@ -224,6 +224,8 @@ class StudyRun:
         base: ``"bytes"`` or ``"chars"``, as for training; with ``"chars"`` a size below 256 + the special
             tokens + the corpus's alphabet is never reached.
         min_char_count: as for training, with ``base="chars"``.
+        errors: as for training: ``"strict"`` refuses invalid UTF-8 in the corpus, ``"replace"`` trains on
+            U+FFFD in its place.
     """
 
     def __init__(
@@ -241,6 +243,7 @@ class StudyRun:
         skip_bad_records: bool = False,
         base: str = BYTE_BASE,
         min_char_count: int = 1,
+        errors: str = "strict",
     ) -> None:
         if not sizes:
             raise SettingsError("no vocabulary sizes given; give some, like --sizes 300,500,1000")
@@ -262,6 +265,7 @@ class StudyRun:
         self.run = TrainingRun(
             corpus, self.sizes[-1], special_tokens, workers=workers,
             text_field=text_field, skip_bad_records=skip_bad_records, base=base, min_char_count=min_char_count,
+            errors=errors,
         )
 
     def cancel(self) -> None:

@@ -52,9 +52,12 @@ def corpus_sample(
     *,
     text_field: str = "text",
     skip_bad_records: bool = False,
+    errors: str = "strict",
     max_bytes: int = EVALUATION_MAX_BYTES,
 ) -> CorpusSample:
     """The first ``max_bytes`` of ``corpus`` as a study evaluates it (see the module docstring).
+
+    ``errors`` is training's: ``"strict"`` refuses invalid UTF-8, ``"replace"`` reads it as U+FFFD.
 
     Raises:
         CorpusError: the corpus, or a record of it, cannot be read (as training would say).
@@ -67,7 +70,9 @@ def corpus_sample(
     (('hi', 'there'), True)
     """
     opened = open_corpus(corpus)
-    options = ReadOptions(tuple(special_tokens), text_field=text_field, skip_bad_records=skip_bad_records)
+    options = ReadOptions(
+        tuple(special_tokens), text_field=text_field, errors=errors, skip_bad_records=skip_bad_records
+    )
     skipped = SkippedRecords()
     separator = special_tokens[0] if special_tokens else None
     gap = len(separator.encode("utf-8")) if separator is not None else 0

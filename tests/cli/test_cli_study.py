@@ -128,3 +128,22 @@ def test_table_has_a_coverage_section_matching_the_json(capsys: pytest.CaptureFi
 def test_bad_windows_are_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("study", CORPUS, "--sizes", "300", "--windows", "12x", cwd=tmp_path),
                           "bpe-tui study: error:", "'12x' is not a number of tokens")
+
+
+def test_a_corpus_that_is_not_utf8_is_studied_with_errors_replace_as_the_error_advises(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The error advises errors 'replace'; study takes it as train does (--errors), and trains and evaluates
+    # on U+FFFD in place of the bad bytes, as a tokenizer trained by train --errors replace encodes them.
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("café crème, déjà vu; low lower lowest\n".encode("latin-1") * 20)
+    refused = assert_one_line_error(run_cli("study", corpus, "--sizes", "270", cwd=tmp_path),
+                                    "bpe-tui study: error:", "errors 'replace'")
+    assert "invalid UTF-8" in refused
+    code, out, err = study(capsys, corpus, "--sizes", "270", "--errors", "replace", "--json", "--workers", "1")
+    assert (code, err) == (0, "")
+    run = TrainingRun(corpus, 270, [], workers=1, errors="replace")
+    for _ in run.events():
+        pass
+    text = corpus.read_bytes().decode("utf-8", errors="replace")
+    assert json.loads(out)["sizes"][0]["tokens"]["corpus"] == len(Tokenizer.from_model(run.result()).encode(text))
