@@ -111,6 +111,8 @@ class Session:
             field), for training, the corpus pane's counts and the Study pane alike.
         skip_bad_records: whether bad records of a corpus of shards are skipped and counted (the corpus
             form's toggle), not a reason to stop.
+        errors: what invalid UTF-8 in the corpus does (the corpus form's errors): ``"strict"`` stops,
+            ``"replace"`` reads U+FFFD, for training and the Study pane alike.
     """
 
     tokenizers: list[LoadedTokenizer] = field(default_factory=list)
@@ -121,6 +123,7 @@ class Session:
     context_windows: tuple[int, ...] = DEFAULT_WINDOWS
     text_field: str = "text"
     skip_bad_records: bool = False
+    errors: str = "strict"
     _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
     _sample_cache: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
@@ -171,10 +174,11 @@ class Session:
             self.corpus_path = path
             self._changed("corpus")
 
-    def set_corpus_reading(self, text_field: str, skip_bad_records: bool) -> None:
-        """Remember how a corpus of shards is read: the field holding the text, and whether bad records are skipped."""
-        if (text_field, skip_bad_records) != (self.text_field, self.skip_bad_records):
-            self.text_field, self.skip_bad_records = text_field, skip_bad_records
+    def set_corpus_reading(self, text_field: str, skip_bad_records: bool, errors: str = "strict") -> None:
+        """Remember how the corpus is read: the field holding a shard's text, whether bad records are skipped,
+        and what invalid UTF-8 does."""
+        if (text_field, skip_bad_records, errors) != (self.text_field, self.skip_bad_records, self.errors):
+            self.text_field, self.skip_bad_records, self.errors = text_field, skip_bad_records, errors
             self._changed("reading")
 
     def set_workbench_text(self, text: str) -> None:

@@ -37,6 +37,7 @@ class StudySpec:
         windows: the context windows whose coverage each size reports.
         text_field: the JSON field or Parquet column holding a record's text (a corpus of shards).
         skip_bad_records: skip and count bad records instead of stopping at the first.
+        errors: invalid UTF-8 in the corpus: ``"strict"`` stops, ``"replace"`` reads U+FFFD (as training).
     """
 
     corpus_path: Path
@@ -47,6 +48,7 @@ class StudySpec:
     windows: tuple[int, ...] = DEFAULT_WINDOWS
     text_field: str = "text"
     skip_bad_records: bool = False
+    errors: str = "strict"
 
 
 def study_run(spec: StudySpec) -> StudyRun:
@@ -56,7 +58,7 @@ def study_run(spec: StudySpec) -> StudyRun:
         SettingsError: bad sizes or width.
         CorpusError: the corpus, or one of its records, cannot be read.
     """
-    reading = {"text_field": spec.text_field, "skip_bad_records": spec.skip_bad_records}
+    reading = {"text_field": spec.text_field, "skip_bad_records": spec.skip_bad_records, "errors": spec.errors}
     texts = {"corpus": corpus_sample(spec.corpus_path, spec.special_tokens, **reading).text, **dict(spec.texts)}
     return StudyRun(
         spec.corpus_path, spec.sizes, texts, d=spec.d, windows=spec.windows, special_tokens=spec.special_tokens,

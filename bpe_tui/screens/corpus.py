@@ -244,9 +244,9 @@ class CorpusScreen(PaneScreen):
 
     @on(TrainingForm.ReadingChanged)
     def _reading_changed(self, message: TrainingForm.ReadingChanged) -> None:
-        """The form's text field or skip toggle: kept in the session (the Study pane reads by them too); a new
-        text field re-counts the shards."""
-        self._session.set_corpus_reading(message.text_field, message.skip_bad_records)
+        """The form's text field, skip toggle or errors: kept in the session (the Study pane reads by them too);
+        a new text field re-counts the shards."""
+        self._session.set_corpus_reading(message.text_field, message.skip_bad_records, message.errors)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
     def _scan(self, path: Path, special_tokens: tuple[str, ...]) -> None:

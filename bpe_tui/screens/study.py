@@ -203,7 +203,7 @@ class StudyScreen(PaneScreen):
         session = self._session
         spec = StudySpec(
             path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,), windows=session.context_windows,
-            text_field=session.text_field, skip_bad_records=session.skip_bad_records,
+            text_field=session.text_field, skip_bad_records=session.skip_bad_records, errors=session.errors,
         )
         self._studying = True
         self.refresh_bindings()

@@ -227,11 +227,12 @@ class TrainingForm(Vertical):
 
     @dataclass
     class ReadingChanged(Message):
-        """The shard options changed (the corpus pane counts records by the text field); sent only when the
-        text field is valid."""
+        """How the corpus is read changed: the shard options (the corpus pane counts records by the text
+        field) or the errors choice; sent only when the text field is valid."""
 
         text_field: str
         skip_bad_records: bool
+        errors: str = DEFAULT_ERRORS
 
     def compose(self) -> ComposeResult:
         with Grid():
@@ -360,11 +361,12 @@ class TrainingForm(Vertical):
             check_text_field(self.text_field)
         except SettingsError:
             return  # the problem is shown under the fields; the corpus is still counted by the last good one
-        self.post_message(self.ReadingChanged(self.text_field, self.skip_bad_records))
+        self.post_message(self.ReadingChanged(self.text_field, self.skip_bad_records, self._errors_choice()))
 
     @on(Select.Changed, "#errors")
     def _errors_changed(self) -> None:
         self.settings()
+        self._reading_changed()
 
     @on(Select.Changed, "#base")
     def _base_changed(self) -> None:

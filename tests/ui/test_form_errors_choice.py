@@ -3,6 +3,7 @@ error ("train with errors 'replace'") is something the user can do in the app, b
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,17 @@ from textual.message import Message
 from textual.widgets import Select
 
 from bpe_tui.screens.corpus import CorpusScreen
+from bpe_tui.screens.study import StudyScreen
+from bpe_tui.study_process import StudySpec, study_run
 from bpe_tui.training_spec import training_run
 from bpe_tui.widgets.training_form import parse_settings
+from core.analysis.study import StudyFinished
 from core.errors import CorpusError
 from core.train.events import MergeMade
 from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+from tests.ui.test_app_training import wait_for_state
+from tests.ui.test_views_study import SilentSource
+from tests.ui.views_harness import ViewsApp, session_with
 
 
 def requested(seen: list[Message]) -> list[CorpusScreen.TrainingRequested]:
@@ -38,6 +45,7 @@ async def test_replace_is_chosen_by_keys_and_reaches_the_run(tmp_path: Path) -> 
         await pilot.press("enter", "down", "enter")  # open the list, pick the next entry
         await pilot.pause()
         assert choice.value == "replace"
+        assert app.session.errors == "replace"  # the Study pane reads the corpus by it too
         await pilot.press("ctrl+t")
         await settle(pilot)
     [request] = requested(seen)
@@ -55,3 +63,32 @@ def test_strict_still_refuses_the_file(tmp_path: Path) -> None:
     assert settings is not None and settings.errors == "strict" and problems == []
     with pytest.raises(CorpusError, match="byte offset 3.*errors 'replace'"):
         list(training_run(settings.spec(corpus_path=corpus)).events())
+
+
+async def test_the_study_pane_reads_the_corpus_by_the_forms_errors(tmp_path: Path) -> None:
+    # The study's error advises errors 'replace' as training's does; chosen in the form, it reaches the study.
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("café crème, déjà vu; low lower lowest\n".encode("latin-1") * 20)
+    with pytest.raises(CorpusError, match="errors 'replace'"):
+        list(study_run(StudySpec(corpus, (270,))).events())
+    sources: list[SilentSource] = []
+
+    def factory(spec: StudySpec) -> SilentSource:
+        sources.append(SilentSource(spec))
+        return sources[-1]
+
+    session = session_with()
+    session.set_corpus(corpus)
+    session.set_corpus_reading("text", False, "replace")
+    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_for_state(pilot, lambda: bool(sources) and sources[0].polled.is_set(), "the study to start")
+        await pilot.press("s")
+        await settle(pilot)
+    spec = sources[0].spec
+    assert spec.errors == "replace"
+    small = replace(spec, sizes=(260,))  # the pane's sizes are more than this small corpus has pairs for
+    [finished] = [event for event in study_run(small).events() if isinstance(event, StudyFinished)]
+    assert finished.study.sizes[0].vocab == 260 and finished.study.sizes[0].tokens["corpus"] > 0
