@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,16 @@ def test_gpt2_files_are_bundled_whatever_the_variable(monkeypatch: pytest.Monkey
     monkeypatch.setenv(ENV, str(tmp_path))
     assert GPT2_VOCAB.stat().st_size > 1_000_000 and GPT2_MERGES.stat().st_size > 400_000
     assert GPT2_VOCAB.parent == REPO / "samples" / "gpt2"
+
+
+def test_the_cs336_fixture_serves_only_cs336_files() -> None:
+    # The shared_data fixture skips when data/cs336 is missing; a test that read a corpus through it failed
+    # instead of skipping with only the CS336 fixtures in place (the README's first step), and without any
+    # data it skipped naming data/cs336, not the corpus it needed. Corpora go through shared_path.
+    uses = []
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            for match in re.finditer(r"shared_data\s*/\s*(\"[^\"]*\")", line):
+                uses.append((path.relative_to(REPO).as_posix(), line_number, match.group(1)))
+    assert uses, "no test reads data/cs336 through the fixture any more: this test is out of date"
+    assert [use for use in uses if use[2] != '"cs336"'] == []

@@ -29,6 +29,7 @@ from core.train.events import PhaseProgress, TrainingFinished
 from core.pretokenize.patterns import GPT2_PATTERN
 from core.train import reading_stage
 from core.train.run import TrainingRun, train_bpe
+from tests.data_paths import shared_path
 
 PARALLEL_MIN_BYTES = 1 << 20
 """The size from which these tests' corpora are read by worker processes (patched in, whatever the default)."""
@@ -306,9 +307,9 @@ def test_many_unique_pretokens_one_and_two_workers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_tinyshakespeare_one_and_two_workers(shared_data: Path) -> None:
+def test_tinyshakespeare_one_and_two_workers() -> None:
     # No special token occurs in the file, so every cut is a whitespace cut even though one is declared.
-    path = shared_data / "corpora" / "tinyshakespeare.txt"
+    path = shared_path("corpora", "tinyshakespeare.txt")
     assert path.stat().st_size >= PARALLEL_MIN_BYTES
     one = train_bpe(path, 1000, [SPECIAL], workers=1)
     two = train_bpe(path, 1000, [SPECIAL], workers=2)

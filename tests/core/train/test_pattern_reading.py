@@ -27,6 +27,7 @@ from core.pretokenize.patterns import GPT2_PATTERN
 from core.train import reading_stage
 from core.train.events import TrainingFinished
 from core.train.run import TrainingRun
+from tests.data_paths import shared_path
 
 VOCAB_SIZE = 256 + 1 + 120
 
@@ -87,13 +88,13 @@ def test_file_trains_as_the_text_in_memory(
 @pytest.mark.slow
 @pytest.mark.parametrize(("pattern", "specials"), [(WORDS_WITH_SPACE, []), (LETTERS_DIGITS_OTHER, [SPECIAL])],
                          ids=["words-with-space", "no-rule"])
-def test_real_corpus_with_two_workers(shared_data: Path, pattern: str, specials: list[str],
+def test_real_corpus_with_two_workers(pattern: str, specials: list[str],
                                       chunk_bounds: list[list[int]]) -> None:
     # The reported case at full scale: r"\S+\s+|\S+|\s+" on a real corpus, read by two processes at the real
     # chunk sizes, once counted a few pre-tokens differently from the text in memory (too few to change
     # every run's merges, so the counts are compared too). The pattern without a rule is cut at the
     # corpus's "<|endoftext|>" lines.
-    path = shared_data / "corpora" / "tinystories_2M.txt"
+    path = shared_path("corpora", "tinystories_2M.txt")
     text = path.read_text(encoding="utf-8")
     run = TrainingRun(path, 256 + len(specials) + 60, specials, workers=2, pattern=pattern)
     counts: dict[str, int] = {}
