@@ -119,3 +119,10 @@ def test_a_text_file_is_told_apart_from_a_tokenizer_from_its_start(tmp_path: Pat
     assert caught.value.path == corpus
     again = pickle.loads(pickle.dumps(caught.value))  # as from a worker process
     assert isinstance(again, TextNotTokenizerError) and again.path == corpus and str(again) == str(caught.value)
+
+
+def test_a_hugging_face_folder_loads_its_tokenizer_json_before_its_gpt2_pair(tmp_path: Path) -> None:
+    # As the README says: a Hugging Face download holds tokenizer.json beside vocab.json + merges.txt.
+    folder = gpt2_folder(tmp_path / "hf", "vocab.json", "merges.txt")
+    save_tokenizer(small_model(), folder / "tokenizer.json", format="hf")
+    assert load_tokenizer(folder).vocab_size == small_model().vocab_size
