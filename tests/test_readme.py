@@ -1,0 +1,140 @@
+"""The README against the code: every option it gives a command exists, its example commands parse, each
+lens's options are that lens's, and every key a pane binds is in that pane's paragraph.
+
+A user types what the README says; a renamed option or a new key that the README never caught up with is
+a claim that fails at the terminal, so these read the README's own text and check it against the parsers
+and the screens' ``BINDINGS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+
+import pytest
+from textual.binding import Binding
+
+from bpe_tui.cli import build_parser
+from bpe_tui.lenses.registry import LENSES
+from bpe_tui.panes import PANES
+from tests.data_paths import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    [choices] = [action.choices for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    return dict(choices)
+
+
+def options_of(parser: argparse.ArgumentParser) -> set[str]:
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+def command_lines() -> list[tuple[int, str, str]]:
+    """``(line number, command, rest)`` for each README line that gives a command: in a code block (a synopsis
+    and the lines that continue it) or indented as an example."""
+    names = "|".join(subcommands())
+    found: list[tuple[int, str, str]] = []
+    fenced, current = False, None
+    for number, line in enumerate(README.splitlines(), start=1):
+        if line.startswith("```"):
+            fenced, current = not fenced, None
+            continue
+        start = re.match(rf"\s*bpe-tui ({names})\b(.*)", line)
+        if start and (fenced or line.startswith("    ")):
+            current = start.group(1)
+            found.append((number, current, start.group(2)))
+        elif fenced and current and line.startswith(" "):
+            found.append((number, current, line))
+        else:
+            current = None
+    return found
+
+
+def test_every_option_the_readme_gives_a_command_exists() -> None:
+    commands = subcommands()
+    given = [(str(number), name, rest.split("#")[0]) for number, name, rest in command_lines()]
+    names = "|".join(commands)
+    given += [(span.group(0), span.group(1), span.group(2))  # inline: `train --errors`, `bpe-tui study --base chars`
+              for span in re.finditer(rf"`(?:bpe-tui )?({names}) ([^`]*)`", README)]
+    assert len(given) > 30, "the README's commands were not found: this test is out of date"
+    unknown = [(where, name, option) for where, name, text in given
+               for option in OPTION.findall(text) if option not in options_of(commands[name])]
+    assert unknown == []
+
+
+def test_every_command_has_a_synopsis_and_every_option_is_mentioned() -> None:
+    synopses = {name for _, name, _ in command_lines()}
+    assert synopses == set(subcommands())
+    unmentioned = [(name, option) for name, parser in subcommands().items() for option in options_of(parser)
+                   if option.startswith("--") and option not in README and option != "--help"]
+    # Long forms of short options the README spells short (-o), and flags the README spells negated.
+    allowed = {("train", "--output"), ("decode", "--output"), ("export", "--output"), ("lens", "--list"),
+               ("lens", "--specials"), ("lens", "--no-space")}
+    assert set(unmentioned) <= allowed
+
+
+def test_the_readme_example_commands_parse() -> None:
+    parser = build_parser()
+    examples = [(number, name, rest) for number, name, rest in command_lines()
+                if not any(mark in rest for mark in ("[", "...", "|"))]
+    assert len(examples) >= 6
+    for number, name, rest in examples:
+        try:
+            parser.parse_args([name, *shlex.split(rest.split("#")[0])])
+        except SystemExit:
+            pytest.fail(f"README line {number}: bpe-tui {name}{rest} does not parse")
+
+
+def test_each_lens_bullet_names_the_lens_and_its_own_options() -> None:
+    section = README.split("\n## Lenses\n", 1)[1].split("\n## ", 1)[0]
+    bullets = re.findall(r"^- \*\*([a-z-]+)\*\*( `[^`]*`)?", section, flags=re.MULTILINE)
+    assert [name for name, _ in bullets] == [lens.name for lens in LENSES]
+    for (name, options), lens in zip(bullets, LENSES):
+        named = {option.replace("--no-", "--") for option in OPTION.findall(options)}
+        assert named == {option.flag for option in lens.options}, name
+
+
+KEY_SPELLINGS = {
+    "left": "←", "right": "→", "up": "↑", "down": "↓", "shift+left": "shift", "shift+right": "shift",
+    "pageup": "PgUp", "pagedown": "PgDn", "home": "Home", "end": "End", "slash": "/", "escape": "esc",
+    "enter": "Enter", "left_square_bracket": "[", "right_square_bracket": "]",
+}
+"""How the README writes a key Textual names otherwise."""
+
+
+def pane_paragraph(title: str) -> str:
+    """The README's text on a pane: its bullet under "The app" (the Lenses pane's is its own section)."""
+    if title == "Lenses":
+        return README.split("\n## Lenses\n", 1)[1].split("\n- **", 1)[0]
+    app = README.split("\n## The app\n", 1)[1].split("\n## ", 1)[0]
+    return app.split(f"\n- **{title}**", 1)[1].split("\n- **", 1)[0]
+
+
+@pytest.mark.parametrize("pane", PANES, ids=[pane.title for pane in PANES])
+def test_every_key_a_pane_binds_is_in_its_readme_paragraph(pane) -> None:
+    text = pane_paragraph(pane.title)
+    missing = []
+    for item in pane.screen.BINDINGS:
+        binding = item if isinstance(item, Binding) else Binding(*item)
+        for key in binding.key.split(","):
+            if key == "escape" and not binding.show:
+                continue  # esc leaves a field everywhere; the README says so once, under Keys
+            spelled = KEY_SPELLINGS.get(key, key)
+            found = re.search(rf"[`/]{re.escape(spelled)}[`/]", text) or (spelled == "Enter" and "Enter" in text)
+            if not found:
+                missing.append(key)
+    assert missing == [], f"{pane.title}: keys the README does not give"
+
+
+def test_every_key_the_app_binds_is_in_the_readmes_keys() -> None:
+    from bpe_tui.app import BpeTuiApp
+
+    text = README.split("\nKeys (", 1)[1].split("\n\n", 1)[0]
+    spelled = {"question_mark": "?", "f1": "F1"}
+    keys = [key for binding in BpeTuiApp.BINDINGS for key in binding.key.split(",")]
+    assert [key for key in keys if not re.search(rf"[`/]{re.escape(spelled.get(key, key))}[`/ ]", text)] == []
