@@ -1,6 +1,6 @@
 """``bpe-tui lens NAME [TOKENIZER] [options] [--json]``: one lens, headless, as text for people or JSON.
 
-Every lens's options are flags of this one command (grouped by lens in ``--help``); a flag the chosen
+Every lens's options are flags of this one command (grouped by lens in ``--help``, with their defaults); a flag the chosen
 lens does not take is an error naming the ones it does, rather than silently ignored. TOKENIZER is any
 tokenizer file or folder, by default the bundled GPT-2 (``samples/gpt2``). ``lens`` alone, or
 ``lens --list``, lists the lenses. The ``--json`` fields are a contract for scripts (see the issue's list
@@ -47,6 +47,26 @@ def option_flags() -> dict[str, tuple[LensOption, list[LensSpec]]]:
     return flags
 
 
+def help_with_default(option: LensOption) -> str:
+    """``option``'s help, ending with its default when the help does not give it and it is a plain value.
+
+    >>> help_with_default(LensOption("mix", "mix", "int", 50, help="English share, in percent"))
+    'English share, in percent (default 50)'
+    >>> help_with_default(LensOption("space", "space", "bool", False, help="encode each word after a space"))
+    'encode each word after a space (default: off)'
+    """
+    value = option.default
+    if "default" in option.help or value is None or callable(value):
+        return option.help
+    if option.kind == "bool":
+        shown = ": on" if value else ": off"
+    elif option.kind == "int":
+        shown = f" {value}"
+    else:
+        shown = f": {value!r}"
+    return f"{option.help} (default{shown})".replace("%", "%%")
+
+
 def _int_value(text: str) -> int:
     try:
         return int(text)
@@ -67,12 +87,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON (fields per lens: see README)")
     groups: dict[str, argparse._ArgumentGroup] = {}
     for flag, (option, takers) in option_flags().items():
-        group = groups.get(takers[0].name)
+        # A flag several lenses take goes under a heading of its own, not under the first lens that has it.
+        title = "options of several lenses" if len(takers) > 1 else f"{takers[0].name} lens"
+        group = groups.get(title)
         if group is None:
-            group = groups[takers[0].name] = parser.add_argument_group(f"{takers[0].name} lens")
-        text = option.help
+            group = groups[title] = parser.add_argument_group(title)
+        text = help_with_default(option)
         if len(takers) > 1:  # each lens's own words for it
-            text = "; ".join(f"{lens.name}: {lens.option(option.name).help}" for lens in takers)
+            text = "; ".join(f"{lens.name}: {help_with_default(lens.option(option.name))}" for lens in takers)
         if option.kind == "bool":
             group.add_argument(flag, dest=option.name, action=argparse.BooleanOptionalAction, default=None, help=text)
         elif option.kind == "int":

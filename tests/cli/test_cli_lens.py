@@ -178,3 +178,24 @@ def test_bytes_column_of_long_tokens_lines_up(capsys: pytest.CaptureFixture[str]
     assert (code, err) == (0, "")
     rows = [line for line in out.splitlines() if '"' in line]
     assert len(rows) >= 3 and len({line.index('"') for line in rows}) == 1, out
+
+
+def test_help_gives_every_lens_options_default_under_a_heading_that_fits() -> None:
+    # --mix, --d, --layers, budget's --merges and the texts had no default in --help; --text, --merges,
+    # --corpus, --word and --words, taken by several lenses, were filed under the first one's heading.
+    import argparse
+
+    from bpe_tui.cli import build_parser
+    from bpe_tui.cli.lens import option_flags
+
+    [sub] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    parser = sub.choices["lens"]
+    helps = {flag: action.help for action in parser._actions for flag in action.option_strings}
+    for flag, (option, takers) in option_flags().items():
+        parts = helps[flag].split("; ") if len(takers) > 1 else [helps[flag]]
+        assert len(parts) == len(takers) and all("default" in part for part in parts), flag
+    assert "(default 50)" in helps["--mix"] and "(default 768)" in helps["--d"]
+    titles = {group.title: [a.option_strings[0] for a in group._group_actions if a.option_strings]
+              for group in parser._action_groups}
+    assert titles["options of several lenses"] == ["--text", "--merges", "--corpus", "--word", "--words"]
+    assert "slider lens" not in titles and titles["budget lens"] == ["--mix"]
