@@ -1,4 +1,4 @@
-"""An id file (``.npy``) opened in the app: its ids decoded with the tokenizer in use, up to a bound, and
+"""An id file (``.npy``, or an llm.c token file) opened in the app: its ids decoded with the tokenizer in use, up to a bound, and
 its sidecar checked against that tokenizer.
 
 Textual-free: the app runs :func:`decode_id_file` in a worker thread and shows the result. Ids are only
@@ -17,7 +17,8 @@ from pathlib import Path
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.text import shown_text
 from core.errors import BPEError
-from core.export.npy_ids import MAGIC, read_npy_header
+from core.export.npy_ids import MAGIC
+from core.export.raw_ids import id_file_kind, read_id_file
 from core.export.sidecar import IdsSidecar, SidecarError, read_sidecar
 from core.fingerprint import fingerprint
 
@@ -31,8 +32,8 @@ class IdsNotDecodable(BPEError):
 
 
 def is_id_file(path: Path) -> bool:
-    """Whether ``path`` is a regular file that starts as every ``.npy`` file does (told by content, as
-    ``bpe-tui decode`` does, not by its name).
+    """Whether ``path`` is a regular file that starts as every ``.npy`` file, or llm.c token file, does
+    (told by content, as ``bpe-tui decode`` does, not by its name).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -44,7 +45,7 @@ def is_id_file(path: Path) -> bool:
         if not path.is_file():  # a folder holds a tokenizer; a FIFO would block the open
             return False
         with open(path, "rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
+            return id_file_kind(handle.read(len(MAGIC))) is not None
     except OSError:
         return False
 
@@ -113,7 +114,7 @@ def _read_sidecar(path: Path) -> tuple[IdsSidecar | None, str | None]:
 
 def _decoded_prefix(path: Path, loaded: LoadedTokenizer, limit: int) -> tuple[str, int, int]:
     """(text, ids decoded, ids in the file) of at most ``limit`` bytes; an unknown id is IdsNotDecodable."""
-    ids = read_npy_header(path)
+    ids = read_id_file(path)
     ids.check_whole()
     vocab = loaded.model.vocab
     pieces: list[bytes] = []
@@ -148,7 +149,7 @@ def decode_id_file(path: Path, active: LoadedTokenizer | None, known: tuple[Load
 
     Raises:
         IdsNotDecodable: no tokenizer is active, or an id (among those decoded) is not in its vocabulary.
-        IdsFileError: ``path`` is not a 1-D integer ``.npy`` array, or is cut short.
+        IdsFileError: ``path`` is not a 1-D integer ``.npy`` array or an llm.c token file, or is cut short.
     """
     if active is None:
         raise IdsNotDecodable(f"{shown_text(path.name)} holds token ids, and no tokenizer is active to decode "

@@ -1,7 +1,7 @@
 """``bpe-tui decode``: token ids back to text (or, with ``--bytes``, to the exact bytes) with any tokenizer file.
 
-Ids come from a ``.npy`` array (as ``export`` writes; told by its first bytes, not its name) or from text:
-whole numbers separated by spaces, newlines or commas (as ``encode`` prints them), from a file or stdin.
+Ids come from a ``.npy`` array (as ``export`` writes) or an llm.c token file (each told by its first bytes,
+not its name), from raw ids of the type ``--dtype`` gives (nanoGPT's ``train.bin``), or from text: whole numbers separated by spaces, newlines or commas (as ``encode`` prints them), from a file or stdin.
 Both are streamed, so the size of the input does not matter. Text is decoded as ``Tokenizer.decode``
 does, bytes that are not UTF-8 becoming U+FFFD (an incremental decoder gives the same text as decoding
 everything at once); ``--bytes`` writes the bytes themselves. On a terminal, control characters other
@@ -27,7 +27,8 @@ from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import escape_token
 from core.atomic import atomic_open
 from core.errors import BPEError
-from core.export.npy_ids import MAGIC, read_npy_header
+from core.export.npy_ids import MAGIC, NpyIds
+from core.export.raw_ids import RAW_DTYPES, id_file_kind, read_id_file, read_raw_ids
 from core.export.sidecar import SidecarError, read_sidecar, sidecar_path
 from core.fingerprint import fingerprint
 from core.formats import load_tokenizer
@@ -53,14 +54,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "decode",
         help="decode token ids back to text",
         description="Decode the ids in FILE (or stdin) with TOKENIZER and write the text to stdout or -o. "
-        "FILE is a .npy array (as bpe-tui export writes) or text: whole numbers separated by spaces, "
+        "FILE is a .npy array (as bpe-tui export writes), an llm.c token file, raw ids of the type --dtype "
+        "gives (nanoGPT's train.bin) or text: whole numbers separated by spaces, "
         "newlines or commas (as bpe-tui encode prints them); stdin takes text ids only. Bytes that are "
         "not UTF-8 become U+FFFD, as Tokenizer.decode does; --bytes writes the exact bytes.",
     )
     parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
                         help="tokenizer file of any supported format, or its folder")
     parser.add_argument("file", metavar="FILE", nargs="?", default="-", type=path_text,
-                        help=".npy array or text ids (a regular file); - or omitted: text ids on stdin")
+                        help=".npy array, llm.c .bin or text ids (a regular file); - or omitted: text ids "
+                        "on stdin")
+    parser.add_argument("--dtype", choices=RAW_DTYPES,
+                        help="FILE is raw ids of this type with no header, as nanoGPT's train.bin "
+                        "(ids.tofile(), np.memmap) holds uint16")
     parser.add_argument("--merges", metavar="PATH", type=path_text,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     parser.add_argument("--bytes", action="store_true",
@@ -92,7 +98,8 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
             text = pending + decoder.decode(raw, final=not raw)
         except UnicodeDecodeError:
             raise IdsInputError(f"{label} is not text ids (not UTF-8); give a .npy file or whole numbers "
-                                "separated by spaces or commas") from None
+                                "separated by spaces or commas, or for raw ids (nanoGPT's train.bin) their "
+                                "type: --dtype uint16") from None
         words = _SEPARATOR.split(text)
         # The last word may go on in the next block, unless this was the end.
         pending = words.pop() if raw else ""
@@ -112,23 +119,33 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
             return
 
 
-def _npy_ids(path: Path) -> Iterator[int]:
-    ids = read_npy_header(path)
+def _streamed(ids: NpyIds) -> Iterator[int]:
     ids.check_whole()
     for block in ids.blocks():
         yield from block
 
 
-def _open_ids(name: str) -> tuple[Iterator[int], str, BinaryIO | None]:
-    """The ids to decode, the input's name for messages, and the handle to close afterwards."""
+def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[int], str, BinaryIO | None]:
+    """The ids to decode, the input's name for messages, and the handle to close afterwards.
+
+    A ``.npy`` array and an llm.c token file are told by their first bytes; raw ids only by ``dtype``,
+    which is refused for a file that says its own type (it would be read with its header as ids)."""
     if name == "-":
+        if dtype is not None:
+            raise IdsInputError("--dtype reads a file of raw ids; give its path instead of stdin")
         return text_ids(sys.stdin.buffer, "stdin"), "stdin", None
     path = check_regular_file(name, IdsInputError, fix="pipe it into stdin with - instead")
     label = shown_path(path)
     handle = open(path, "rb")
-    if handle.read(len(MAGIC)) == MAGIC:
+    kind = id_file_kind(handle.read(len(MAGIC)))
+    if dtype is not None:
         handle.close()
-        return _npy_ids(path), label, None
+        if kind is not None:
+            raise IdsInputError(f"{label} is {kind}, which says its own id type; leave out --dtype")
+        return _streamed(read_raw_ids(path, dtype)), f"{label} (read as raw {dtype})", None
+    if kind is not None:
+        handle.close()
+        return _streamed(read_id_file(path)), label, None
     handle.seek(0)
     return text_ids(handle, label), label, handle
 
@@ -202,7 +219,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         raise IdsInputError("--bytes writes raw bytes, which a terminal cannot show; redirect stdout to a file "
                             "or give -o PATH")
     _warn_if_other_tokenizer(args.file, model, args.tokenizer)
-    ids, label, handle = _open_ids(args.file)
+    ids, label, handle = _open_ids(args.file, args.dtype)
     try:
         blocks = decoded_blocks(ids, model, label, args.tokenizer)
         if args.output is not None:

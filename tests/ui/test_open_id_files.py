@@ -216,3 +216,19 @@ async def test_decoded_text_with_mixed_line_breaks_is_measured_as_decoded(tmp_pa
         assert str(table.get_cell("ids.npy decoded", "bytes")) == f"{len(text.encode('utf-8')):,}"
         tokens = app.screen.query_one("#boundaries-tokens").tokens
         assert b"".join(span.token for span in tokens) == text.encode("utf-8")
+
+
+def test_an_llmc_token_file_is_an_id_file_and_decodes(tmp_path: Path) -> None:
+    """llm.c's data scripts write GPT-2 ids after a 1 KiB header (magic 20240520, version 1, count); ctrl+o
+    offered such a ``val.bin`` as a corpus. It decodes like a ``.npy``, with no sidecar to check."""
+    import numpy as np
+
+    ids = np.load(exported(tmp_path, gpt2()))
+    header = np.zeros(256, dtype=np.int32)
+    header[:3] = (20240520, 1, len(ids))
+    llmc = tmp_path / "val.bin"
+    llmc.write_bytes(header.tobytes() + ids.astype(np.uint16).tobytes())
+    assert opened_ids.is_id_file(llmc)
+    decoded = opened_ids.decode_id_file(llmc, gpt2(), (gpt2(),))
+    assert (decoded.text, decoded.total_ids, decoded.sidecar) == (TEXT, len(ids), None)
+    assert decoded.sidecar_problem is not None and "missing" in decoded.sidecar_problem
