@@ -58,6 +58,23 @@ def _shown(text: str) -> str:
     return escape_token(text, glyphs=False)
 
 
+PATTERNLESS_FORMATS = ("gpt2", "tiktoken")
+"""Formats whose files hold no split pattern: loading one assumes GPT-2's (see core.formats)."""
+
+
+def _pattern_line(model: BPEModel, format_name: str) -> str:
+    """The pattern, saying when it was assumed rather than read: a rank file made for another pattern
+    (Llama 3's ``tokenizer.model`` is one) encodes otherwise here, and this is where a user can see why.
+
+    >>> from core.model import BPEModel
+    >>> _pattern_line(BPEModel({i: bytes([i]) for i in range(256)}, []), "tiktoken")
+    'GPT-2 (assumed: the file holds no pattern)'
+    """
+    if model.pattern != GPT2_PATTERN:
+        return _quoted(model.pattern)
+    return "GPT-2 (assumed: the file holds no pattern)" if format_name in PATTERNLESS_FORMATS else "GPT-2"
+
+
 def summary_lines(
     model: BPEModel, *, format_name: str, longest: int = 10, samples: bool = True, ties: bool = False
 ) -> list[str]:
@@ -76,7 +93,7 @@ def summary_lines(
         f"format:         {FORMAT_LABELS.get(format_name, format_name)}",
         f"vocab size:     {size}",
         f"special tokens: {specials}",
-        f"pattern:        {'GPT-2' if model.pattern == GPT2_PATTERN else _quoted(model.pattern)}",
+        f"pattern:        {_pattern_line(model, format_name)}",
         f"fingerprint:    {fingerprint(model)}",
         f"merge counts:   {counts}",
     ]

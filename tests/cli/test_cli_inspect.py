@@ -36,7 +36,11 @@ def test_summary_for_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert f'special tokens: "{SPECIAL}" (256)' in out
         assert f"fingerprint:    {fingerprint(model)}" in out
     assert ("merge counts:   recorded" in out) == (fmt == "bpe-tui")
-    assert "longest tokens:" in out and "pattern:        GPT-2" in out
+    assert "longest tokens:" in out
+    # GPT-2 pairs and rank files hold no pattern: a Llama 3 rank file loaded here splits as GPT-2 does, so
+    # the line says the pattern was assumed (it said "GPT-2" as if read from the file).
+    assumed = " (assumed: the file holds no pattern)" if fmt in ("gpt2", "tiktoken") else ""
+    assert f"pattern:        GPT-2{assumed}\n" in out
 
 
 def test_bytes_per_token_on_bundled_samples(
