@@ -45,6 +45,10 @@ LONGEST_ID = 100
 more than 4,300 digits) and for a run without separators not to be gathered block after block."""
 
 
+RAW_HINT = ", or for raw ids (nanoGPT's train.bin) their type: --dtype uint16"
+"""Said when what should be text ids looks binary."""
+
+
 class IdsInputError(BPEError):
     """Text that should be ids holds something else, or an id is not in the tokenizer's vocabulary."""
 
@@ -98,8 +102,7 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
             text = pending + decoder.decode(raw, final=not raw)
         except UnicodeDecodeError:
             raise IdsInputError(f"{label} is not text ids (not UTF-8); give a .npy file or whole numbers "
-                                "separated by spaces or commas, or for raw ids (nanoGPT's train.bin) their "
-                                "type: --dtype uint16") from None
+                                f"separated by spaces or commas{RAW_HINT}") from None
         words = _SEPARATOR.split(text)
         # The last word may go on in the next block, unless this was the end.
         pending = words.pop() if raw else ""
@@ -111,8 +114,9 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
                                     f"{len(word):,} characters or more, too long for a token id; give whole "
                                     "numbers separated by spaces or commas")
             if not word.isascii() or not word.isdigit():
+                binary = RAW_HINT if not word.isprintable() else ""  # raw ids can be valid UTF-8 too
                 raise IdsInputError(f"{label}: {word!r:.30} at position {position:,} is not a token id; give "
-                                    "whole numbers separated by spaces or commas")
+                                    f"whole numbers separated by spaces or commas{binary}")
             yield int(word)
             position += 1
         if not raw:

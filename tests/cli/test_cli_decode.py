@@ -73,26 +73,34 @@ def test_an_array_numpy_saved_decodes_too(tmp_path: Path, capsysbinary: pytest.C
     assert (code, out, err) == (0, b"numpy saved these", "")
 
 
+def _small_ids(tmp_path: Path) -> tuple[Path, list[int]]:
+    """The small tokenizer's file and its ids of ``TEXT`` (GPT-2's 50,257 tokens take long to load)."""
+    from core.encode.tokenizer import Tokenizer
+    from tests.cli.cli_cases import small_model
+
+    model = small_model()
+    return tokenizer_file(tmp_path), Tokenizer(model.vocab, model.merges, model.special_tokens).encode(TEXT)
+
+
 def test_raw_ids_decode_with_their_dtype(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     """nanoGPT's ``train.bin`` (``ids.astype(np.uint16).tofile(...)``, read back with ``np.memmap``) has no
     header: it was "not text ids (not UTF-8)", with no way to say what it holds. ``--dtype`` says it."""
-    reference = tiktoken_gpt2()
-    ids = reference.encode(SAMPLE, allowed_special="all")
+    tok, ids = _small_ids(tmp_path)
     for dtype in ("uint16", "uint32", "int32", "int64"):
         raw = tmp_path / f"train-{dtype}.bin"
         np.array(ids, dtype=dtype).tofile(raw)
-        code, out, err = run_main(capsysbinary, GPT2, raw, "--dtype", dtype)
-        assert (code, out, err) == (0, SAMPLE.encode("utf-8"), "")
-    code, out, err = run_main(capsysbinary, GPT2, tmp_path / "train-uint16.bin")
+        code, out, err = run_main(capsysbinary, tok, raw, "--dtype", dtype)
+        assert (code, out, err) == (0, TEXT.encode("utf-8"), "")
+    code, out, err = run_main(capsysbinary, tok, tmp_path / "train-uint16.bin")
     assert code == 2 and err.rstrip().endswith("or for raw ids (nanoGPT's train.bin) their type: --dtype uint16")
     np.array(ids[:3], dtype="uint16").tofile(tmp_path / "three.bin")
-    code, _, err = run_main(capsysbinary, GPT2, tmp_path / "three.bin", "--dtype", "int64")
+    code, _, err = run_main(capsysbinary, tok, tmp_path / "three.bin", "--dtype", "int64")
     assert code == 2 and "three.bin holds 6 bytes, not a whole number of 8-byte int64 ids; check --dtype" in err
     np.array(ids[:4], dtype="uint16").tofile(tmp_path / "four.bin")
-    code, _, err = run_main(capsysbinary, GPT2, tmp_path / "four.bin", "--dtype", "uint32")
+    code, _, err = run_main(capsysbinary, tok, tmp_path / "four.bin", "--dtype", "uint32")
     assert code == 2 and "four.bin (read as raw uint32): id " in err and "is not in the vocabulary" in err
     np.save(tmp_path / "ids.npy", np.array(ids, dtype=np.uint16))
-    code, _, err = run_main(capsysbinary, GPT2, tmp_path / "ids.npy", "--dtype", "uint16")
+    code, _, err = run_main(capsysbinary, tok, tmp_path / "ids.npy", "--dtype", "uint16")
     assert code == 2 and "ids.npy is a .npy array, which says its own id type; leave out --dtype" in err
 
 
@@ -105,16 +113,15 @@ def _llmc_file(path: Path, ids: list[int], version: int, count: int | None = Non
 
 
 def test_an_llmc_token_file_decodes_by_its_header(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    reference = tiktoken_gpt2()
-    ids = reference.encode(SAMPLE, allowed_special="all")
+    tok, ids = _small_ids(tmp_path)
     for version in (1, 2):
-        code, out, err = run_main(capsysbinary, GPT2, _llmc_file(tmp_path / f"v{version}.bin", ids, version))
-        assert (code, out, err) == (0, SAMPLE.encode("utf-8"), "")
-    code, _, err = run_main(capsysbinary, GPT2, _llmc_file(tmp_path / "cut.bin", ids, 1, count=len(ids) + 5))
+        code, out, err = run_main(capsysbinary, tok, _llmc_file(tmp_path / f"v{version}.bin", ids, version))
+        assert (code, out, err) == (0, TEXT.encode("utf-8"), "")
+    code, _, err = run_main(capsysbinary, tok, _llmc_file(tmp_path / "cut.bin", ids, 1, count=len(ids) + 5))
     assert code == 2 and f"cut.bin is cut short: its header says {len(ids) + 5:,} ids but it holds {len(ids):,}" in err
-    code, _, err = run_main(capsysbinary, GPT2, _llmc_file(tmp_path / "v7.bin", ids, 7))
+    code, _, err = run_main(capsysbinary, tok, _llmc_file(tmp_path / "v7.bin", ids, 7))
     assert code == 2 and "llm.c token file version 7 is not known (1: uint16 ids, 2: uint32)" in err
-    code, _, err = run_main(capsysbinary, GPT2, tmp_path / "v1.bin", "--dtype", "uint16")
+    code, _, err = run_main(capsysbinary, tok, tmp_path / "v1.bin", "--dtype", "uint16")
     assert code == 2 and "v1.bin is an llm.c token file, which says its own id type; leave out --dtype" in err
 
 
