@@ -74,6 +74,12 @@ class MarkerCounter:
 
     def __init__(self, special_tokens: Iterable[str] = ()) -> None:
         specials = sorted({t.encode("utf-8") for t in special_tokens if t}, key=lambda t: (-len(t), t))
+        if not any(b"<" in t for t in specials):
+            # A special token can hide a marker only by covering its "<": one that starts later loses to the
+            # marker, which is leftmost, and one that ends earlier leaves it whole. Without a "<" in any, the
+            # markers are those the marker pattern finds alone, and the scan does not try every special token
+            # at every byte (a thousand word-like special tokens made it take longer than the training).
+            specials = []
         alternatives = [regex.escape(t) for t in specials] + [b"(?P<marker>" + MARKER.pattern + b")"]
         self._pattern = regex.compile(b"|".join(alternatives))
         # Any match starting before len(buffer) - hold is wholly inside the buffer, so more text cannot change it.

@@ -6,9 +6,10 @@ import random
 from pathlib import Path
 
 import pytest
+import regex
 
 from core.analysis.corpus_stats import corpus_stats
-from core.analysis.markers import MAX_KINDS, MARKER_NAME_MAX, MarkerCounter, count_markers
+from core.analysis.markers import MARKER, MAX_KINDS, MARKER_NAME_MAX, MarkerCounter, count_markers
 
 EOT = "<|endoftext|>"
 
@@ -83,3 +84,35 @@ def test_file_counts_and_corpus_stats_agree(tmp_path: Path) -> None:
         assert corpus_stats(path, [EOT], block_bytes=block).markers.counts == (("<|sep|>", 2),)
     assert not count_markers(path, [EOT, "<|sep|>"])
     assert corpus_stats(path, [EOT]).documents == 2
+
+
+def markers_scanned_with_every_special(text: str, specials: tuple[str, ...]) -> dict[str, int]:
+    """The plain definition: special tokens (longest first) and markers matched together, left to right."""
+    alternatives = [regex.escape(t) for t in sorted(set(specials), key=lambda t: (-len(t), t))]
+    pattern = regex.compile("|".join([*alternatives, "(?P<marker>" + MARKER.pattern.decode() + ")"]))
+    found: dict[str, int] = {}
+    for match in pattern.finditer(text):
+        if match.group("marker"):
+            found[match.group("marker")] = found.get(match.group("marker"), 0) + 1
+    return found
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_special_tokens_hide_markers_as_when_all_are_matched_together(seed: int) -> None:
+    # Word-like special tokens (no "<") are left out of the scan, which is then the marker pattern alone;
+    # where one holds a "<" all take part, as in "ab" + "b<|x|>", where "ab" wins and "<|x|>" is a marker.
+    rng = random.Random(seed)
+    pieces = ["<|x|>", "<|y|>", "<|", "|>", "ab", "b", "x", "y", " ", "日"]
+    choices = ["ab", "ba", "x|>", "b<|x|>", "<|y", "日<", "|> ", "y"]
+    for _ in range(60):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        specials = tuple(rng.sample(choices, rng.randint(0, 3)))
+        assert counted(text, specials, rng.randint(1, 8)) == markers_scanned_with_every_special(text, specials), (text, specials)
+
+
+def test_word_like_special_tokens_leave_the_scan_to_the_marker_pattern() -> None:
+    # A thousand special tokens spelled as words were each tried at every byte: the scan of a corpus for
+    # forgotten markers, before `bpe-tui train` showed any progress, took longer than the training did.
+    words = [f"{chr(97 + n % 26)}word{n}" for n in range(1000)]
+    assert not any(word.encode() in MarkerCounter(words)._pattern.pattern for word in words)
+    assert counted("aword0<|sep|>bword1 <|sep|>", tuple(words)) == {"<|sep|>": 2}
