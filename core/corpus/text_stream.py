@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 from core.errors import CorpusError
 from core.input_files import nul_byte_problem
-from core.pretokenize.cuts import first_safe_cut, pattern_rule
+from core.pretokenize.cuts import first_safe_cut, pattern_rule, replacement_hides_specials
 
 BLOCK_BYTES = 1 << 20
 """Bytes read at a time; pieces are half a block to a block and a half long."""
@@ -54,6 +54,7 @@ def text_pieces(
     """
     specials = [token.encode("utf-8") for token in special_tokens]
     rule = pattern_rule(pattern)
+    whole = replacement_hides_specials(special_tokens, errors)
     margin = 2 * max(map(len, specials), default=0) + 4
     buffer = bytearray()
     offset = 0  # of the buffer's first byte in the stream
@@ -62,7 +63,7 @@ def text_pieces(
         if not data:
             break
         buffer += data
-        if len(buffer) < block + margin:
+        if whole or len(buffer) < block + margin:
             continue
         lo = max(len(buffer) // 2, margin)
         cut = first_safe_cut(bytes(buffer), lo, len(buffer) - margin, specials, rule)

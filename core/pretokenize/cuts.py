@@ -49,6 +49,8 @@ Candidates on the whitespace side of a cut are ASCII whitespace bytes only (foun
 so GPT-2's common case stays fast); the character on the other side may be anything, and non-ASCII
 whitespace (U+3000, U+00A0) counts as whitespace there. An ASCII byte is never part of a longer UTF-8
 sequence, so the pieces decode to the same characters as the whole, with ``errors="replace"`` too.
+Read with ``errors="replace"``, a corpus whose special tokens hold U+FFFD is not cut at all
+(:func:`replacement_hides_specials`): invalid bytes decode to U+FFFD there, out of this byte search's sight.
 A cut at a document edge can give one piece an empty document, and an empty-matching pattern an empty
 match more or less; both hold no bytes, so they change no pair count and no id.
 """
@@ -85,6 +87,17 @@ _FIRST_SEARCH_BYTES = 1 << 12
 few bytes (the next space), and reading a large block at every cut delayed an export before the work
 could be shared out. Each further search reads twice as far, up to :data:`_MAX_SEARCH_BYTES`."""
 _MAX_SEARCH_BYTES = 1 << 20
+
+
+def replacement_hides_specials(special_tokens: list[str], errors: str) -> bool:
+    """Whether a corpus read with ``errors`` must not be cut at all: with ``"replace"``, invalid bytes become
+    U+FFFD, so a special token holding U+FFFD can occur in the text where its bytes are not in the file, and
+    no search of the bytes can keep a cut out of it (or out of a token it overlaps).
+
+    >>> replacement_hides_specials(["<\ufffd>"], "replace"), replacement_hides_specials(["<\ufffd>"], "strict")
+    (True, False)
+    """
+    return errors == "replace" and any("\ufffd" in token for token in special_tokens)
 
 
 def pattern_rule(pattern: str) -> PatternRule | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.records import ReadOptions, SkippedRecords
 from core.corpus.shards import Corpus
-from core.pretokenize.cuts import chunk_boundaries
+from core.pretokenize.cuts import chunk_boundaries, replacement_hides_specials
 from core.train.events import PhaseProgress, ShardsRead, TrainingEvent
 from core.train.reading import TARGET_CHUNK_BYTES, count_chunk, count_chunks, count_pretokens, file_sha256
 from core.train.shard_reading import ShardCount, corpus_digest, count_job, first_skipped, shard_jobs, text_bytes_guess
@@ -110,6 +110,8 @@ class ReadingStage:
         elif pool is not None:
             # Eight chunks a worker: even load, and each worker's peak stays small.
             n_chunks = max(n_chunks, self.workers * 8)
+        if replacement_hides_specials(self.special_tokens, self.errors):
+            n_chunks = 1
         bounds = chunk_boundaries(self.path, self.special_tokens, self.pattern, n_chunks)
         jobs = [
             (str(self.path), start, end, self.special_tokens, self.pattern, self.errors)

@@ -21,7 +21,7 @@ from pathlib import Path
 from core.corpus.compression import shard_sha256
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.corpus.shards import Corpus, Shard, is_url
-from core.pretokenize.cuts import chunk_boundaries
+from core.pretokenize.cuts import chunk_boundaries, replacement_hides_specials
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import special_token_pattern
 from core.train.reading import decode_chunk
@@ -89,8 +89,9 @@ def shard_jobs(corpus: Corpus, options: ReadOptions, split_bytes: int | None = N
     """
     jobs: list[ShardJob] = []
     split_bytes = SPLIT_TEXT_BYTES if split_bytes is None else split_bytes
+    whole = replacement_hides_specials(list(options.special_tokens), options.errors)
     for shard in corpus.shards:
-        if shard.plain_text and shard.size > split_bytes and not is_url(shard.path):
+        if shard.plain_text and shard.size > split_bytes and not is_url(shard.path) and not whole:
             parts = -(-shard.size // split_bytes)
             bounds = chunk_boundaries(Path(shard.path), list(options.special_tokens), options.pattern, parts)
             for start, end in zip(bounds, bounds[1:]):

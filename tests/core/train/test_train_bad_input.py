@@ -139,6 +139,37 @@ def test_invalid_utf8_with_errors_replace_trains(tmp_path: Path) -> None:
     assert any(b"\xef\xbf" in left + right for left, right in merges)
 
 
+@pytest.mark.parametrize("route", ["file in chunks", "text shard in parts", "compressed text shard"])
+def test_a_special_token_made_of_replaced_bytes_is_never_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    # With errors="replace" the byte 0xFF reads as U+FFFD, so "\xff \xff" holds the special token
+    # "\ufffd \ufffd" though its bytes are nowhere in the file. The cut search reads bytes: it cut at the
+    # space inside, and two workers learnt other merges than one (and than the reference).
+    from core.corpus import text_stream
+    from core.train import reading_stage, shard_reading, word_store
+
+    raw = b"abc \xff \xff def ghi jkl \xff \xff mno " * 20
+    specials = ["\ufffd \ufffd"]
+    expected = reference.train(raw.decode("utf-8", errors="replace"), 300, specials)
+    monkeypatch.setattr(reading_stage, "SHARED_READING_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_stage, "SHARED_CHUNK_BYTES", 16)
+    monkeypatch.setattr(word_store, "PARALLEL_COUNT_MIN_CHARS", 0)
+    monkeypatch.setattr(shard_reading, "SPLIT_TEXT_BYTES", 16)
+    monkeypatch.setattr(text_stream.text_pieces, "__defaults__", (16,))  # blocks of 16 bytes
+    if route == "file in chunks":
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_bytes(raw)
+    else:
+        corpus = tmp_path / "shards"
+        corpus.mkdir()
+        if route == "text shard in parts":
+            (corpus / "a.txt").write_bytes(raw)
+        else:
+            (corpus / "a.txt.gz").write_bytes(gzip.compress(raw))
+    assert train_bpe(corpus, 300, specials, workers=2, errors="replace") == expected
+
+
 # -- settings --------------------------------------------------------------------------------------------------
 
 
