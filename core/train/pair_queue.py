@@ -103,7 +103,10 @@ class PairQueue:
 
     def pop_best(self, recount: Callable[[], dict[str, int]]) -> tuple[str, int, int] | None:
         """Remove and return the best pair with its count and the runner-up's count, or None if none is left."""
-        if self.top_count() < self.cold_below:
+        # Once warm (cold_below 1) no pair is missing: a count under 1 is no pair at all, and counting every
+        # pair again would only find the same. (It did, at every merge that left one kind of pair, as in a
+        # file of one repeated byte: a pass over every pre-token each time.)
+        if self.top_count() < self.cold_below > 1:
             self.warm_all(recount)
         heap = self._heap
         if not heap:
@@ -111,7 +114,7 @@ class PairQueue:
         neg, _, _, pair = heapq.heappop(heap)  # top_count left a current entry on top
         del self.counts[pair]
         runner_up = self.top_count()
-        if runner_up < self.cold_below:
+        if runner_up < self.cold_below > 1:
             self.warm_all(recount)
             del self.counts[pair]  # counted again, but it is about to be merged
             runner_up = self.top_count()
