@@ -41,6 +41,10 @@ PARALLEL_COUNT_MIN_CHARS = 50_000
 """Characters of unique pre-tokens from which the first count is shared with worker processes (when reading
 started some), so that they count their parts while this process counts its own."""
 
+LONG_WORD_CHARS = 1 << 16
+"""A pre-token longer than this (a line of DNA, digits or one repeated letter, which no space cuts) has its
+pairs counted as they are made, not listed first: a 10 MB one took 800 MB to count."""
+
 last_char = itemgetter(slice(-1, None))
 first_char = itemgetter(slice(0, 1))
 
@@ -81,6 +85,12 @@ def count_pairs(
                 else:
                     counts[left] = get(left, 0) + freq
                     counts[right] = get(right, 0) + freq
+            continue
+        if length > LONG_WORD_CHARS:  # counted as made: its list of pairs would take ~60 bytes a character
+            local = Counter(adjacent_pairs(word))
+            for pair, n in local.items():
+                counts[pair] = get(pair, 0) + n * freq
+            deque(map(list.append, map(where.__getitem__, local), repeat(index)), 0)
             continue
         pairs = list(adjacent_pairs(word))
         if freq == 1:

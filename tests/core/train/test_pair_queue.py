@@ -191,11 +191,15 @@ def test_a_merged_tokens_key_is_made_from_its_parts_keys(left: bytes, right: byt
     assert descending_key(left + right) == descending_key(left)[:-1] + descending_key(right)
 
 
-@given(st.lists(st.tuples(st.text(alphabet="abc", max_size=6), st.integers(1, 3)), max_size=30), st.integers(0, 5))
-def test_count_pairs_counts_and_indexes_every_pair(entries: list[tuple[str, int]], first: int) -> None:
-    # Short pre-tokens (up to three tokens) take their own branch; "aaa" has one pair twice.
+@pytest.mark.parametrize("long_from", [word_store.LONG_WORD_CHARS, 4])
+@given(entries=st.lists(st.tuples(st.text(alphabet="abc", max_size=6), st.integers(1, 3)), max_size=30), first=st.integers(0, 5))
+def test_count_pairs_counts_and_indexes_every_pair(long_from: int, entries: list[tuple[str, int]], first: int) -> None:
+    # Short pre-tokens (up to three tokens) take their own branch; "aaa" has one pair twice. With long_from 4,
+    # every pre-token of five tokens or more takes the branch of very long ones.
     words, freqs = [w for w, _ in entries], [f for _, f in entries]
-    counts, where = word_store.count_pairs(words, freqs, first)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(word_store, "LONG_WORD_CHARS", long_from)
+        counts, where = word_store.count_pairs(words, freqs, first)
     expected: dict[str, int] = {}
     places: dict[str, set[int]] = {}
     for index, (word, freq) in enumerate(entries, first):
@@ -205,3 +209,20 @@ def test_count_pairs_counts_and_indexes_every_pair(entries: list[tuple[str, int]
     assert counts == expected
     assert {pair: set(ids) for pair, ids in where.items()} == places
     assert all(len(ids) == len(set(ids)) for ids in where.values())  # each pre-token listed once per pair
+
+
+def test_a_very_long_pre_token_is_counted_without_listing_its_pairs() -> None:
+    # A line of DNA or digits is one pre-token: its pairs, listed before counting, took ~60 bytes a
+    # character (a 10 MB line: 800 MB). Counted as they are made, memory holds only the distinct pairs.
+    import tracemalloc
+
+    word = "ACGT" * 100_000 + "A"
+    tracemalloc.start()
+    try:
+        counts, where = word_store.count_pairs([word, "ACG"], [2, 1])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts == {"AC": 200_001, "CG": 200_001, "GT": 200_000, "TA": 200_000}
+    assert where == {"AC": [0, 1], "CG": [0, 1], "GT": [0], "TA": [0]}
+    assert peak < len(word)  # the word itself is not counted here: it was made before tracing began
