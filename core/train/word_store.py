@@ -222,7 +222,7 @@ class WordStore:
                 at = word.find(pair, end_of_last)
             words[index] = word.replace(pair, new)
         least, where = self.index_from, self._where
-        for key, index in made:
+        for key, index in dict.fromkeys(made):  # once a pre-token: a long one makes the same pair many times
             if deltas[key] >= least:
                 where[key].append(index)
         return deltas

@@ -226,3 +226,13 @@ def test_a_very_long_pre_token_is_counted_without_listing_its_pairs() -> None:
     assert counts == {"AC": 200_001, "CG": 200_001, "GT": 200_000, "TA": 200_000}
     assert where == {"AC": [0, 1], "CG": [0, 1], "GT": [0], "TA": [0]}
     assert peak < len(word)  # the word itself is not counted here: it was made before tracing began
+
+
+def test_a_merge_indexes_each_pre_token_once_per_new_pair() -> None:
+    # Merging (a, b) in "abab...ab" makes (X, X) 999 times in one pre-token: the index listed it 999 times,
+    # which a line of DNA or digits, merge after merge, grew by millions of entries.
+    store = word_store.WordStore(["ab" * 1000, "abc"], [1, 2])
+    store.recount()
+    deltas = store.merge("ab", "X")
+    assert deltas["XX"] == 999 and deltas["Xc"] == 2
+    assert store._where["XX"] == [0] and store._where["Xc"] == [1]
