@@ -170,6 +170,7 @@ def train_command(
         for shard in training.corpus.shards:
             outputs.add_input(Path(shard.path), "a shard of the corpus")
         check_outputs(outputs, None, output, events)
+    warn_if_empty(training, stream)
 
     if interactive is None:
         interactive = _is_terminal(stream)
@@ -237,6 +238,23 @@ def drive(training: TrainingRun, reporter: Reporter, sink: BinaryIO | None) -> T
         # The run ended without finishing: only cancel() does that, and only Ctrl-C calls it here.
         raise KeyboardInterrupt
     return finished
+
+
+def warn_if_empty(training: TrainingRun, stream: IO[str]) -> None:
+    """Print one warning line when every file of the corpus is empty (0 bytes): the run goes on (a tokenizer
+    of the bytes alone may be what is wanted), but a failed download should not pass for a trained model."""
+    if training.corpus is not None:
+        sizes = [shard.size for shard in training.corpus.shards]
+    else:
+        try:
+            sizes = [training.path.stat().st_size] if training.path is not None else [1]
+        except OSError:
+            return  # the run says what is wrong with the file
+    if not any(sizes):
+        shown = escape_controls(str(training.path), keep="")
+        what = "is empty (0 bytes)" if len(sizes) == 1 else f"has {len(sizes)} shards, all empty (0 bytes)"
+        print(f"bpe-tui train: warning: {shown} {what}: the tokenizer will hold the bytes and special tokens "
+              "alone", file=stream, flush=True)
 
 
 def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[str]) -> None:

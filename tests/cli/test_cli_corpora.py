@@ -177,3 +177,23 @@ def test_export_onto_a_shard_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     captured = capsys.readouterr()
     assert_one_line_error((code, captured.out, captured.err), "b.parquet")
     assert (corpus / "b.parquet").read_bytes()[:4] == b"PAR1"
+
+
+def test_an_empty_corpus_trains_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 0-byte corpus (a failed download) trained a tokenizer of the 256 bytes alone and reported only
+    'trained 0 merges (no pair left to merge)'; one warning line now says the corpus was empty."""
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "shards").mkdir()
+    (tmp_path / "shards" / "a.jsonl").write_bytes(b"")
+    (tmp_path / "shards" / "b.txt").write_bytes(b"")
+    for corpus, problem in ((tmp_path / "empty.txt", "empty.txt is empty (0 bytes)"),
+                            (tmp_path / "shards", "shards has 2 shards, all empty (0 bytes)")):
+        code = main(["train", str(corpus), "--vocab-size", "300", "-o", str(tmp_path / "tok.json"), "--force"])
+        err = capsys.readouterr().err
+        assert code == 0 and "Traceback" not in err
+        [warning] = [line for line in err.splitlines() if "warning" in line]
+        assert warning.endswith(f"{problem}: the tokenizer will hold the bytes and special tokens alone")
+    (tmp_path / "full.txt").write_text("a b", encoding="utf-8")
+    code = main(["train", str(tmp_path / "full.txt"), "--vocab-size", "300", "-o", str(tmp_path / "tok.json"),
+                 "--force"])
+    assert code == 0 and "warning" not in capsys.readouterr().err
