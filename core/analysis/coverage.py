@@ -85,6 +85,58 @@ def context_coverage(text: str, token_lengths: Sequence[int], windows: Iterable[
 _WINDOW = re.compile(r"(\d+(?:\.\d+)?)([kKmM]?)")
 
 
+def _tokens(part: str) -> float:
+    """The tokens ``part`` stands for (``"8k"`` is 8,192), or -1 if it is not a window size.
+
+    >>> _tokens("1.5k"), _tokens("x")
+    (1536.0, -1)
+    """
+    match = _WINDOW.fullmatch(part)
+    if match is None:
+        return -1
+    number, unit = match.groups()
+    return float(number) * {"": 1, "k": 1024, "m": 1024 * 1024}[unit.lower()]
+
+
+def _window_parts(spec: str) -> list[str]:
+    """The windows typed in ``spec``, each as typed (thousands separators removed).
+
+    Spaces and semicolons separate windows; so do commas, except inside a number grouped by thousands:
+    a first group of one to three digits followed by groups of exactly three (``1,024``, ``1,048,576``).
+    A list item never starts with 0, so a group that does (``024``) says the commas group thousands;
+    without one, ``64,128`` may be one window or two, and is refused rather than guessed.
+
+    Raises:
+        SettingsError: for such an ambiguous number.
+    """
+    parts: list[str] = []
+    for chunk in filter(None, re.split(r"[\s;]+", spec.strip())):
+        fields = chunk.split(",")
+        index = 0
+        while index < len(fields):
+            end = index + 1
+            if re.fullmatch(r"\d{1,3}", fields[index]):
+                while end < len(fields) and re.fullmatch(r"\d{3}[kKmM]?", fields[end]):
+                    end += 1
+                    if not fields[end - 1].isdecimal():  # a unit ends the number: "1,024k"
+                        break
+            grouped = "".join(fields[index:end])
+            groups = fields[index + 1 : end]
+            if groups and not any(group.startswith("0") for group in groups):
+                if _tokens(grouped) > MAX_WINDOW:  # too large for one window: a list
+                    parts += fields[index:end]
+                    index = end
+                    continue
+                whole = ",".join(fields[index:end])
+                raise SettingsError(
+                    f"context windows {whole!r} could be one window ({grouped} tokens) or {len(groups) + 1}: "
+                    f"type {grouped}, or {' '.join(fields[index:end])}"
+                )
+            parts.append(grouped)
+            index = end
+    return parts
+
+
 def parse_windows(spec: str) -> tuple[int, ...]:
     """Window sizes typed by a user: numbers separated by spaces or commas; ``k`` is 1,024 and ``m`` 1,024²,
     as context lengths are spoken of (an "8k context" holds 8,192 tokens).
@@ -98,15 +150,15 @@ def parse_windows(spec: str) -> tuple[int, ...]:
     (128, 1024, 8192)
     >>> parse_windows("1,024")  # a comma inside a number is a thousands separator, not a list
     (1024,)
+    >>> parse_windows("4096,512")  # but 4096 is no group of thousands: two windows
+    (4096, 512)
     """
-    parts = re.split(r"[\s;]+|,(?!\d{3}(?:\D|$))", spec.strip())
+    parts = _window_parts(spec)
     windows: list[int] = []
     for part in filter(None, parts):
-        match = _WINDOW.fullmatch(part.replace(",", ""))
-        if match is None:
+        size = _tokens(part)
+        if size < 0:
             raise SettingsError(f"context window {part!r} is not a number of tokens: type sizes like 128 1024 8k")
-        number, unit = match.groups()
-        size = float(number) * {"": 1, "k": 1024, "m": 1024 * 1024}[unit.lower()]
         if not 1 <= size <= MAX_WINDOW or size != int(size):  # in range first: int(inf) raises OverflowError
             raise SettingsError(
                 f"context window {part!r} must be a whole number of tokens from 1 to {MAX_WINDOW:,}"

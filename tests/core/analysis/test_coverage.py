@@ -58,6 +58,27 @@ def test_parse_windows() -> None:
 
 
 @pytest.mark.parametrize(
+    ("spec", "windows"),
+    [
+        ("4096,512", (4096, 512)),  # was one window of 4,096,512 tokens: 4096 is no group of thousands
+        ("1024,128,8k", (1024, 128, 8192)),  # was 1,024,128 and 8k
+        ("128,256,512", (128, 256, 512)),  # as one number it is past the largest window: a list
+        ("1,024,2,048", (1024, 2048)),
+        ("1,048,576 1,024k", (1_048_576,)),
+    ],
+)
+def test_commas_group_thousands_only_in_a_grouped_number(spec: str, windows: tuple[int, ...]) -> None:
+    assert parse_windows(spec) == windows
+
+
+@pytest.mark.parametrize("spec", ["64,128", "128,256 8k", "8,192"])
+def test_a_number_that_may_be_one_window_or_two_is_refused_not_guessed(spec: str) -> None:
+    # "64,128" was silently one window of 64,128 tokens; as typed to --windows it means two windows.
+    with pytest.raises(SettingsError, match=r"could be one window \(\d+ tokens\) or 2: type \d+, or \d+ \d+"):
+        parse_windows(spec)
+
+
+@pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("", "no context window given"),
