@@ -30,7 +30,7 @@ from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.formats.byte_alphabet import encode_bytes
 from core import reference
 from core.model import CHAR_BASE, BPEModel
-from core.train.reading import count_pretokens, read_text_file
+from core.train.reading import check_corpus_path, count_pretokens, decode_chunk, read_text_file
 
 Pair = tuple[bytes, bytes]
 
@@ -398,17 +398,25 @@ def corpus_word_counts(
 ) -> Counter[str]:
     """The pre-token counts of the corpus at ``path``, split by ``model``'s pattern and special tokens, as
     training counts it: a text file, or a corpus of shards (JSON lines, Parquet, compressed, a folder or a
-    glob) read record by record, each record's text on its own, never the JSON around it.
+    glob) read record by record, each record's text on its own, never the JSON around it. Invalid UTF-8 is
+    read as ``model``'s training read it: U+FFFD if it was trained with ``errors="replace"``, else refused.
 
     Raises:
-        CorpusError: the corpus is missing or unreadable, a text file is binary or not UTF-8, or a record is
-            bad (unless ``skip_bad_records``), as training would say.
+        CorpusError: the corpus is missing or unreadable, a text file is binary or (unless so trained) not
+            UTF-8, or a record is bad (unless ``skip_bad_records``), as training would say.
     """
+    errors = model.training.errors if model.training is not None else "strict"
     corpus = open_corpus(path)
     if corpus.single_plain_text:
-        return count_pretokens(read_text_file(path), list(model.special_tokens), model.pattern)
+        if errors == "strict":
+            text = read_text_file(path)
+        else:  # the file A was trained on, invalid bytes and all
+            checked = check_corpus_path(path)
+            text = decode_chunk(checked.read_bytes(), checked, 0, errors)
+        return count_pretokens(text, list(model.special_tokens), model.pattern)
     options = ReadOptions(
-        tuple(model.special_tokens), model.pattern, text_field=text_field, skip_bad_records=skip_bad_records
+        tuple(model.special_tokens), model.pattern, text_field=text_field, errors=errors,
+        skip_bad_records=skip_bad_records,
     )
     counts: Counter[str] = Counter()
     skipped = SkippedRecords()

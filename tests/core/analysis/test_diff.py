@@ -11,7 +11,10 @@ import pytest
 from tests.data_paths import GPT2_VOCAB, SAMPLES
 
 from core import reference
-from core.analysis.diff import counting_differences, encoding_diff, pair_counts_after, shared_prefix, structural_diff
+from core.analysis.diff import (
+    corpus_word_counts, counting_differences, encoding_diff, pair_counts_after, shared_prefix, structural_diff
+)
+from core.errors import CorpusError
 from core.formats import load_tokenizer, save_tokenizer
 from core.formats.byte_alphabet import decode_bytes
 from core.model import BPEModel
@@ -226,3 +229,17 @@ def test_recorded_counts_of_one_corpus_counted_otherwise_do_not_make_a_tie() -> 
     )
     assert counting_differences(trained(corpus, 300, min_count=2), without) == ("min count",)
     assert counting_differences(trained(corpus, 300, workers=2), without) == ()  # workers change nothing
+
+
+def test_a_corpus_trained_with_errors_replace_is_recounted_as_it_was_read(tmp_path: Path) -> None:
+    # A trained on a file with invalid UTF-8 (errors="replace") could not be recounted on that very file:
+    # diff --corpus refused it as not UTF-8. It is now read as A's training read it.
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes(("caf\xe9 " * 40 + "the cat sat " * 30).encode("latin-1"))
+    replaced = trained(corpus, 270, errors="replace")
+    clean = trained(SAMPLES / "english.txt", 270)
+    divergence = structural_diff(replaced, clean, word_counts=corpus_word_counts(corpus, replaced)).first_divergence
+    assert divergence is not None and divergence.rank == 0
+    assert divergence.count_a == replaced.merge_count(0)
+    with pytest.raises(CorpusError, match="invalid UTF-8"):
+        corpus_word_counts(corpus, clean)  # trained strictly: the file is refused, as training would
