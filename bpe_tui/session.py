@@ -113,6 +113,8 @@ class Session:
             form's toggle), not a reason to stop.
         errors: what invalid UTF-8 in the corpus does (the corpus form's errors): ``"strict"`` stops,
             ``"replace"`` reads U+FFFD, for training and the Study pane alike.
+        special_tokens: the corpus form's special tokens, which the Study pane trains with too (so a study's
+            sizes are the tokenizers the form would train).
     """
 
     tokenizers: list[LoadedTokenizer] = field(default_factory=list)
@@ -124,12 +126,13 @@ class Session:
     text_field: str = "text"
     skip_bad_records: bool = False
     errors: str = "strict"
+    special_tokens: tuple[str, ...] = ("<|endoftext|>",)
     _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
     _sample_cache: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(reason)`` after every change; reasons are ``"added"``, ``"active"``, ``"corpus"``,
-        ``"replaced"``, ``"workbench"``, ``"windows"``, ``"reading"``."""
+        ``"replaced"``, ``"workbench"``, ``"windows"``, ``"reading"``, ``"specials"``."""
         self._listeners.append(listener)
 
     def _changed(self, reason: str) -> None:
@@ -180,6 +183,12 @@ class Session:
         if (text_field, skip_bad_records, errors) != (self.text_field, self.skip_bad_records, self.errors):
             self.text_field, self.skip_bad_records, self.errors = text_field, skip_bad_records, errors
             self._changed("reading")
+
+    def set_special_tokens(self, special_tokens: tuple[str, ...]) -> None:
+        """Remember the corpus form's special tokens (as typed: the run that uses them checks them)."""
+        if tuple(special_tokens) != self.special_tokens:
+            self.special_tokens = tuple(special_tokens)
+            self._changed("specials")
 
     def set_workbench_text(self, text: str) -> None:
         """Remember the workbench's text (once typing settles), so Compare can run on the same text."""

@@ -240,6 +240,7 @@ class CorpusScreen(PaneScreen):
 
     @on(TrainingForm.SpecialsChanged)
     def _specials_changed(self, message: TrainingForm.SpecialsChanged) -> None:
+        self._session.set_special_tokens(message.special_tokens)  # the Study pane trains with them too
         self._show_corpus()
 
     @on(TrainingForm.ReadingChanged)

@@ -42,8 +42,6 @@ DEFAULT_SIZES = "300,500,1000,2000"
 STUDY_TEXTS = ("english", "japanese")
 """Bundled samples every study is measured on, besides the corpus itself."""
 POSTS_PER_SECOND = 10
-DOCUMENT_SEPARATOR = "<|endoftext|>"
-"""Treated as a special token, as the corpus pane's training does by default."""
 
 StudySourceFactory = Callable[[StudySpec], TrainingSource]
 
@@ -202,7 +200,7 @@ class StudyScreen(PaneScreen):
         texts = tuple((name, samples[name]) for name in STUDY_TEXTS if name in samples)
         session = self._session
         spec = StudySpec(
-            path, tuple(sizes), texts, special_tokens=(DOCUMENT_SEPARATOR,), windows=session.context_windows,
+            path, tuple(sizes), texts, special_tokens=session.special_tokens, windows=session.context_windows,
             text_field=session.text_field, skip_bad_records=session.skip_bad_records, errors=session.errors,
         )
         self._studying = True
