@@ -61,11 +61,10 @@ def report_lines(diff: StructuralDiff) -> list[str]:
         if divergence.a is None or divergence.b is None:
             # Not a choice between two pairs, so no tie to tell (and no count would tell one): one list ends.
             ended, going_on = ("A", "B") if divergence.a is None else ("B", "A")
-            lines.append(
-                f"  one list ends: {ended} has no more merges; its {divergence.rank:,} are {going_on}'s first "
-                f"{divergence.rank:,}" + (f" ({', '.join(counts)} on the corpus)" if divergence.source == "corpus"
-                                          and counts else "")
-            )
+            shared = (f"no more merges; its {divergence.rank:,} are {going_on}'s first {divergence.rank:,}"
+                      if divergence.rank else "no merges at all")
+            recounted = f" ({', '.join(counts)} on the corpus)" if divergence.source == "corpus" and counts else ""
+            lines.append(f"  one list ends: {ended} has {shared}{recounted}")
         else:
             if divergence.tie is None:
                 verdict = "tie unknown"

@@ -96,6 +96,8 @@ def test_a_smaller_vocabulary_of_the_same_run_is_said_to_end_not_to_tie(
     code, out, err = diff(capsys, large, small, *extra)
     assert "B has no more merges; its 44 are A's first 44" in out and "tie" not in out
     assert json.loads(diff(capsys, large, small, "--json", *extra)[1])["first_divergence"]["tie"] is None
+    bytes_only = save_tokenizer(prefix_model(model, 256), tmp_path / "bytes.json", format="bpe-tui")[0]
+    assert "one list ends: B has no merges at all" in diff(capsys, large, bytes_only, *extra)[1]
 
 
 def test_corpus_of_shards_is_recounted_by_its_records_not_as_json_text(
