@@ -243,3 +243,10 @@ def test_a_corpus_trained_with_errors_replace_is_recounted_as_it_was_read(tmp_pa
     assert divergence.count_a == replaced.merge_count(0)
     with pytest.raises(CorpusError, match="invalid UTF-8"):
         corpus_word_counts(corpus, clean)  # trained strictly: the file is refused, as training would
+
+
+def test_errors_replace_on_a_valid_corpus_counts_it_alike() -> None:
+    # A corpus read strictly is valid UTF-8, so "replace" reads it the same: recorded counts still compare.
+    corpus = SAMPLES / "english.txt"
+    strict, replace = trained(corpus, 300), trained(corpus, 300, errors="replace")
+    assert counting_differences(strict, replace) == ()
