@@ -30,7 +30,7 @@ from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.formats.byte_alphabet import encode_bytes
 from core import reference
 from core.model import CHAR_BASE, BPEModel
-from core.train.reading import check_corpus_path, count_pretokens, decode_chunk, read_text_file
+from core.train.reading import check_corpus_path, count_pretokens
 
 Pair = tuple[bytes, bytes]
 
@@ -408,12 +408,7 @@ def corpus_word_counts(
     errors = model.training.errors if model.training is not None else "strict"
     corpus = open_corpus(path)
     if corpus.single_plain_text:
-        if errors == "strict":
-            text = read_text_file(path)
-        else:  # the file A was trained on, invalid bytes and all
-            checked = check_corpus_path(path)
-            text = decode_chunk(checked.read_bytes(), checked, 0, errors)
-        return count_pretokens(text, list(model.special_tokens), model.pattern)
+        check_corpus_path(path)  # a FIFO or a device is refused, not read
     options = ReadOptions(
         tuple(model.special_tokens), model.pattern, text_field=text_field, errors=errors,
         skip_bad_records=skip_bad_records,
@@ -421,6 +416,8 @@ def corpus_word_counts(
     counts: Counter[str] = Counter()
     skipped = SkippedRecords()
     for shard in corpus.shards:
-        for text, _continues in shard_documents(shard, options, skipped):  # text is cut where pre-tokens end
+        # Records one by one, and text in pieces of about a megabyte cut where pre-tokens end: a corpus of
+        # many gigabytes is counted in flat memory, as training counts it.
+        for text, _continues in shard_documents(shard, options, skipped):
             count_pretokens(text, list(model.special_tokens), model.pattern, counts)
     return counts

@@ -250,3 +250,19 @@ def test_errors_replace_on_a_valid_corpus_counts_it_alike() -> None:
     corpus = SAMPLES / "english.txt"
     strict, replace = trained(corpus, 300), trained(corpus, 300, errors="replace")
     assert counting_differences(strict, replace) == ()
+
+
+def test_a_text_corpus_is_counted_in_pieces_not_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # diff --corpus read a text file whole, as bytes and then as a str: a corpus of many gigabytes (CS336's
+    # OpenWebText) ran out of memory. It is read in pieces cut where pre-tokens end; the counts are the same.
+    text = (SAMPLES / "english.txt").read_text(encoding="utf-8") * 25  # over a megabyte: more than one piece
+    corpus = tmp_path / "big.txt"
+    corpus.write_text(text, encoding="utf-8")
+    model = trained(SAMPLES / "english.txt", 260, ("<|endoftext|>",))
+
+    def whole_file(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("the whole corpus was read at once")
+
+    monkeypatch.setattr(Path, "read_bytes", whole_file)
+    monkeypatch.setattr(Path, "read_text", whole_file)
+    assert corpus_word_counts(corpus, model) == count_pretokens(text, ["<|endoftext|>"], model.pattern)
