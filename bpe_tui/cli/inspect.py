@@ -111,6 +111,8 @@ def summary_lines(
             + (f", min_char_count={info.min_char_count}" if info.min_char_count is not None else "")
             + (f", min_count={info.min_count}" if info.min_count is not None else "")
             + (f" ({counted(info.pretokens_pruned, 'pre-token')} dropped)" if info.pretokens_pruned is not None else "")
+            + (f"; stopped by the user after {counted(info.stopped_after, 'merge')}"
+               if info.stopped_after is not None else "")
         )
     if longest > 0:
         lines.append("longest tokens:")

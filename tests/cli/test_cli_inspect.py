@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from tests.cli.cli_cases import SPECIAL, assert_one_line_error, run_cli, small_m
 
 from bpe_tui.__main__ import main
 from core.fingerprint import fingerprint
+from core.formats import save_tokenizer
 from core.model import BPEModel
 
 
@@ -77,3 +79,22 @@ def test_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert_one_line_error(inspect(capsys, csv), "data.csv", "line 1")
     result = run_cli("inspect", tmp_path / "nope.json", cwd=tmp_path)
     assert_one_line_error(result, "nope.json", "no such file")
+
+
+def test_a_stopped_run_says_it_was_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A run stopped by the user and saved showed "vocab_size=1000" beside a vocabulary of 290 tokens, as if
+    # the corpus had run out of pairs; the inspector pane said it was stopped, the CLI did not.
+    model = small_model()
+    assert model.training is not None
+    kept = 290 - 256 - 1
+    stopped = dataclasses.replace(
+        model, vocab={i: t for i, t in model.vocab.items() if i < 290}, merges=model.merges[:kept],
+        merge_counts=(model.merge_counts or [])[:kept], merge_runner_ups=(model.merge_runner_ups or [])[:kept],
+        training=dataclasses.replace(model.training, vocab_size=1000, stopped_after=kept),
+    )
+    path = save_tokenizer(stopped, tmp_path / "stopped.json", format="bpe-tui")[0]
+    code, out, err = inspect(capsys, path, "--no-samples")
+    assert (code, err) == (0, "")
+    assert f"vocab_size=1000, min_frequency=0; stopped by the user after {kept} merges" in out
+    code, out, err = inspect(capsys, tokenizer_file(tmp_path), "--no-samples")
+    assert "stopped by the user" not in out
