@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core import reference
 from core.analysis.compare import VocabOverlap, vocab_overlap
 from core.corpus import open_corpus
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.formats.byte_alphabet import encode_bytes
-from core import reference
 from core.model import CHAR_BASE, BPEModel
 from core.train.reading import check_corpus_path, count_pretokens
 
