@@ -22,8 +22,9 @@ from core.analysis.coverage import DEFAULT_WINDOWS, context_coverage
 from core.analysis.study_corpus import EvaluationText
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
-from core.model import BYTE_BASE, BPEModel
+from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.train.events import MergeMade, PhaseProgress, TrainingFinished
+from core.train.pair_queue import MAX_TOKEN_ID
 from core.train.run import TrainingRun
 
 JAPANESE = "japanese"
@@ -278,16 +279,24 @@ class StudyRun:
         reached: dict[int, float] = {}
         wanted = set(self.sizes)
         model: BPEModel | None = None
-        for event in self.run.events():
-            if isinstance(event, MergeMade):
-                vocab = event.new_id + 1
-                if vocab in wanted:
-                    reached[vocab] = self.clock() - start
-                    yield SizeReached(vocab, reached[vocab])
-            elif isinstance(event, PhaseProgress):
-                yield event
-            elif isinstance(event, TrainingFinished):
-                model = event.model
+        try:
+            for event in self.run.events():
+                if isinstance(event, MergeMade):
+                    vocab = event.new_id + 1
+                    if vocab in wanted:
+                        reached[vocab] = self.clock() - start
+                        yield SizeReached(vocab, reached[vocab])
+                elif isinstance(event, PhaseProgress):
+                    yield event
+                elif isinstance(event, TrainingFinished):
+                    model = event.model
+        except SettingsError:
+            smallest = len(self.run.vocab)  # bytes, special tokens and, by now, the alphabet
+            if self.run.base != CHAR_BASE or not self.sizes[-1] < smallest <= MAX_TOKEN_ID:
+                raise
+            # The alphabet alone outgrows every size: each is named as not reached, as when only some are.
+            yield StudyFinished(Study((), tuple(self.sizes), self.d, tuple(self.texts), self.windows, smallest))
+            return
         if model is None or self.run.cancelled:
             return
         base = model.vocab_size - len(model.merges)  # the bytes, special tokens and any alphabet: no merge needed

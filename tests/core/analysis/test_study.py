@@ -7,6 +7,7 @@ import itertools
 import pytest
 from tests.data_paths import SAMPLES
 
+from core import reference
 from core.analysis.coverage import context_coverage
 from core.analysis.study import SizeMeasured, SizeReached, StudyFinished, StudyRun, measure, parse_sizes, prefix_model
 from core.encode.tokenizer import Tokenizer
@@ -132,3 +133,18 @@ def test_each_sizes_coverage_is_that_of_a_tokenizer_trained_to_it() -> None:
 def test_bad_windows_are_refused() -> None:
     with pytest.raises(SettingsError, match="context windows"):
         StudyRun(CORPUS, [300], {}, workers=1, windows=(0,))
+
+
+def test_a_character_base_larger_than_every_size_names_them_all_unreached() -> None:
+    # With some size above the alphabet, the smaller ones were named as not reached; with none, the run
+    # ended in the trainer's error instead, so the sizes were never named.
+    corpus = SAMPLES / "japanese.txt"
+    smallest = 256 + len(reference.char_alphabet(corpus.read_text(encoding="utf-8")))
+    run = StudyRun(corpus, [300, smallest - 1], {"japanese": "日本"}, workers=1, base="chars")
+    finished = [event for event in run.events() if isinstance(event, StudyFinished)]
+    assert len(finished) == 1
+    study = finished[0].study
+    assert (study.sizes, study.unreached, study.smallest) == ((), (300, smallest - 1), smallest)
+    with pytest.raises(SettingsError, match="below the character base"):  # training itself still refuses
+        for _ in TrainingRun(corpus, smallest - 1, [], workers=1, base="chars").events():
+            pass
