@@ -6,7 +6,7 @@ terminal, and quoted so a leading space shows.
 
 from __future__ import annotations
 
-from bpe_tui.text import escape_token
+from bpe_tui.text import escape_token, share_text
 from core.analysis.diff import Pair, StructuralDiff
 
 TIE_WORDING = {
@@ -75,7 +75,7 @@ def report_lines(diff: StructuralDiff) -> list[str]:
     overlap = diff.overlap
     lines.append(
         f"vocabulary:      both {overlap.shared:,}  only A {overlap.only_a:,}  only B {overlap.only_b:,}"
-        f"  (jaccard {overlap.jaccard:.2f})"
+        f"  (jaccard {share_text(overlap.jaccard)})"
     )
     moved = diff.moved
     examples = ", ".join(f"{_token(token)} {a}→{b}" for token, a, b in moved.examples[:3])

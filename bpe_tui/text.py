@@ -270,6 +270,21 @@ def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
 # ------------------------------------------------------------------------------------------------ counts
 
 
+def share_text(share: float) -> str:
+    """A share from 0 to 1 with two decimals, never rounded to an end it is not at: a Jaccard index of
+    499/500 reads ``>0.99``, not ``1.00``, which would say the two vocabularies are the same.
+
+    >>> share_text(1.0), share_text(0.998), share_text(0.5), share_text(0.001), share_text(0.0)
+    ('1.00', '>0.99', '0.50', '<0.01', '0.00')
+    """
+    shown = f"{share:.2f}"
+    if shown == "1.00" and share < 1:
+        return ">0.99"
+    if shown == "0.00" and share > 0:
+        return "<0.01"
+    return shown
+
+
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` with thousands separators and ``noun`` in the number it takes (``plural`` if not noun + s).
 

@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 from bpe_tui.messages import SessionChanged
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.screens.windows_dialog import WindowsDialog
-from bpe_tui.text import display_part, escape_token
+from bpe_tui.text import display_part, escape_token, share_text
 from bpe_tui.session import LoadedTokenizer, Session
 from bpe_tui.widgets.compare_view import LETTERS, MARKER, AlignedText, CompareView, align_tokenizations
 from bpe_tui.widgets.diff_view import DiffView
@@ -112,7 +112,7 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
             Content.assemble(
                 (f"{a}∩{b} ", "bold"),
                 f"shared {overlap.shared:,}  only {a} {overlap.only_a:,}  only {b} {overlap.only_b:,}  ",
-                (f"jaccard {overlap.jaccard:.2f}", "dim"),
+                (f"jaccard {share_text(overlap.jaccard)}", "dim"),
                 (f"   {a}: ", "dim"),
                 only_a or "—",
                 (f"   {b}: ", "dim"),

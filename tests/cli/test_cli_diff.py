@@ -140,3 +140,17 @@ def test_equal_merges_with_another_pattern_are_explained(tmp_path: Path, capsys:
     assert json.loads(diff(capsys, a, b, "--json")[1])["other_settings"] == ["pattern"]
     code, out, err = diff(capsys, a, a)
     assert "settings:" not in out and json.loads(diff(capsys, a, a, "--json")[1])["other_settings"] == []
+
+
+def test_a_vocabulary_one_token_apart_is_not_called_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A rank file holds no special tokens: against its bpe-tui file it lacks one token of 400, and the
+    # Jaccard index 0.9975 was printed "1.00", which reads as "the same vocabulary".
+    model = ours_trained(CORPUS, 400)
+    ours = save_tokenizer(model, tmp_path / "ours.json", format="bpe-tui")[0]
+    with_special = dataclasses.replace(model, vocab={**model.vocab, 400: b"<|x|>"}, special_tokens=["<|x|>"])
+    special = save_tokenizer(with_special, tmp_path / "special.json", format="bpe-tui")[0]
+    code, out, err = diff(capsys, special, ours)
+    assert "both 400  only A 1  only B 0  (jaccard >0.99)" in out
+    assert "(jaccard 1.00)" in diff(capsys, ours, ours)[1]
