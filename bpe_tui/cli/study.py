@@ -94,10 +94,20 @@ def evaluation_texts(corpus: EvaluationText, extra: list[str]) -> dict[str, Eval
     return texts
 
 
+def _column_name(name: str) -> str:
+    """An evaluation text's name (an ``--eval`` file's stem) as a column shows it: control characters and
+    escape sequences written out, so a file name cannot colour or move the terminal; then cut to 18.
+
+    >>> print(_column_name("x\\x1b[31mred"))
+    x\\x1b[31mred
+    """
+    return escape_controls(name, keep="")[:18]
+
+
 def table_lines(study: Study) -> list[str]:
     """The plain-text table: one row per size, tokens and bytes/token per evaluation text."""
     names = list(study.text_names)
-    header = f"{'vocab':>7} {'seconds':>8} {'V*d':>12}" + "".join(f" {name[:18]:>20}" for name in names)
+    header = f"{'vocab':>7} {'seconds':>8} {'V*d':>12}" + "".join(f" {_column_name(name):>20}" for name in names)
     header += f" {'ja bare':>8}  longest token"
     lines = [f"{'':29}" + "".join(f" {'tokens  b/tok':>20}" for _ in names), header]
     for size in study.sizes:
@@ -136,7 +146,7 @@ def coverage_lines(study: Study) -> list[str]:
         for index, name in enumerate(study.text_names):
             cells = size.coverage.get(name, {})
             vocab = f"{size.vocab:,}" if index == 0 else ""
-            row = f"{vocab:>7} {name[:18]:<18}"
+            row = f"{vocab:>7} {_column_name(name):<18}"
             for window in study.windows:
                 chars, covered = cells.get(window, (0, 0))
                 row += f" {f'{chars:,} / {covered:,}':>18}"

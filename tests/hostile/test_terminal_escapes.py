@@ -71,3 +71,18 @@ def test_the_inspect_lines_show_the_escapes(tmp_path: Path, capsys: pytest.Captu
     assert "file:           " + str(tmp_path) + "/t\\x1b]0;x\\x07.json" in lines
     assert "name:           c\\x1b[2J-258" in lines  # the name is stored in the file, made from the corpus name
     assert any(line.startswith("trained on:     ") and "c\\x1b[2J.txt" in line for line in lines)
+
+
+@pytest.mark.parametrize("what", list(NASTY))
+def test_a_hostile_eval_file_name_is_escaped_in_the_study_table(
+    what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # study named each --eval text by its file's stem and printed it as a column heading as it was.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low lower lowest newer newest\n" * 20)
+    extra = tmp_path / f"eval{NASTY[what]}.txt"
+    extra.write_text("newest lowest\n")
+    code, out, err = run_here(capsys, "study", corpus, "--sizes", "257", "--windows", "8", "--eval", extra)
+    assert code == 0, err
+    assert _raw_controls(out + err) == [], out
+    assert len(out.splitlines()) == 3 + 3 + 4  # headings and one size; the coverage heading and four texts
