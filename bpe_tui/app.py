@@ -55,6 +55,7 @@ from bpe_tui.services import Services
 from bpe_tui.session import LoadedTokenizer, Session, find_samples_dir
 from bpe_tui.startup_run import startup_spec
 from bpe_tui.text import counted, shown_text
+from bpe_tui.theme_marks import ReadableMarks
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
@@ -64,7 +65,7 @@ TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys as text, so pane keys do not reach the app while one is focused."""
 
 
-class BpeTuiApp(App[None]):
+class BpeTuiApp(ReadableMarks):
     """Train, watch and inspect byte-level BPE tokenizers."""
 
     @dataclass

@@ -86,7 +86,7 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
         body.stylize("reverse"),
     ]
     if span.is_special:
-        parts.append(("  special", "bold $warning"))
+        parts.append(("  special", "bold $readable-warning"))
     if span.starts_mid_char or span.ends_mid_char:
         parts.append(("  splits a character", "bold $error"))
     parts.append(f"  chars {span.char_start}–{span.char_end}  bytes {span.byte_start}–{span.byte_end}: "

@@ -218,7 +218,7 @@ class BoundariesScreen(PaneScreen):
         # What is shown first, the tokenizer's name (also in the title bar) last: a long name such as the
         # start-up run's cut "(first 5,527 characters drawn)" to "(first" at 80 columns.
         self.query_one("#boundaries-header", Static).update(
-            Content.assemble(("workbench", "bold"), "  ", where, "  ·  ", (name, "$accent"))
+            Content.assemble(("workbench", "bold"), "  ", where, "  ·  ", (name, "$readable-accent"))
         )
 
     def _main_label(self) -> str:

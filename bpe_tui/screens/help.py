@@ -84,7 +84,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-dialog"):
             with VerticalScroll(id="help-body"):
                 for title, items in help_sections(self.app):
-                    yield Static(Content.styled(title, "bold $accent"), classes="help-title")
+                    yield Static(Content.styled(title, "bold $readable-accent"), classes="help-title")
                     width = max(len(item.keys) for item in items)
                     body = Content("\n").join(
                         Content.assemble((f"  {item.keys:<{width}}  ", "bold"), item.description) for item in items

@@ -49,7 +49,7 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     model = loaded.model
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
-        (loaded.shown_name, "bold $accent"),
+        (loaded.shown_name, "bold $readable-accent"),
         f"  {counted(model.vocab_size, 'token')} = {counted(split.byte_tokens, 'byte')} + "
         f"{counted(split.merges, 'merge')} + {counted(split.specials, 'special')}",
     ]
@@ -195,7 +195,7 @@ class InspectorScreen(PaneScreen):
             self.query_one("#longest-tokens", OptionList).clear_options()
             self.query_one("#tied-merges", OptionList).clear_options()
             return
-        summary.update(Content.assemble((loaded.shown_name, "bold $accent"), ("  reading the vocabulary…", "dim")))
+        summary.update(Content.assemble((loaded.shown_name, "bold $readable-accent"), ("  reading the vocabulary…", "dim")))
         tree.show_nothing("(building…)")
         self.query_one("#longest-tokens", OptionList).clear_options()
         self.query_one("#tied-merges", OptionList).clear_options()

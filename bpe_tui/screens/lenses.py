@@ -46,7 +46,7 @@ def settings_content(spec: LensSpec, values: dict[str, Any], chosen: int, contex
     """One line per slider or toggle of ``spec``, the chosen one marked, each with its value and range."""
     lines: list[Content] = []
     for index, option in enumerate(o for o in spec.options if o.kind in SETTING_KINDS):
-        mark = ("▸ ", "bold $accent") if index == chosen else ("  ", "")
+        mark = ("▸ ", "bold $readable-accent") if index == chosen else ("  ", "")
         value = values[option.name]
         if option.kind == "bool":
             shown = Content.assemble(("[x]" if value else "[ ]", "bold"), f" {option.label}")

@@ -369,7 +369,7 @@ class StepperScreen(PaneScreen):
             Content.assemble(
                 (f"step {step.k:,} / {total}", "bold"),
                 f"  ·  {self._source_label()}",
-                ("  ▶ playing" if self._playing else "", "bold $success"),
+                ("  ▶ playing" if self._playing else "", "bold $readable-success"),
             )
         ]
         merge = step.merge
@@ -384,7 +384,7 @@ class StepperScreen(PaneScreen):
                 " + ",
                 (escape_token(merge.right), "bold"),
                 " → ",
-                (escape_token(merge.token), "bold $accent"),
+                (escape_token(merge.token), "bold $readable-accent"),
                 f"   count {count}",
             ]
             runner_up = step.runner_up
@@ -401,11 +401,11 @@ class StepperScreen(PaneScreen):
             elif merge.runner_up_count is not None:
                 parts.append(f"   runner-up {merge.runner_up_count:,}")
             if merge.won_tie:
-                parts.append(("  tie", "bold $warning"))
+                parts.append(("  tie", "bold $readable-warning"))
             lines.append(Content.assemble(*parts))
             if merge.won_tie and runner_up is not None and merge.count is not None:
                 reason = tie_reason((merge.left, merge.right, merge.count), runner_up)
-                lines.append(Content.styled(f"tie: {reason}", "$warning"))
+                lines.append(Content.styled(f"tie: {reason}", "$readable-warning"))
         if self.source != "tokenizer" and step.total is not None and step.k == step.total:
             lines.append(Content.styled(end_reason(self.source, step.total), "dim"))
         self.query_one("#stepper-top", Static).update(Content("\n").join(lines))

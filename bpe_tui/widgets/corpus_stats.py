@@ -48,7 +48,7 @@ def stats_content(stats: CorpusStats) -> Content:
         lines.append(
             Content.assemble(
                 f"{script:<7} {chars:>6.1%}  ",
-                (share_bar(chars), "$accent"),
+                (share_bar(chars), "$readable-accent"),
                 f" {nbytes:>6.1%}  ",
                 (share_bar(nbytes), "$secondary"),
             )
@@ -61,7 +61,7 @@ def stats_content(stats: CorpusStats) -> Content:
             f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training refuses it unless errors is 'replace'"
         )
     if notes:
-        lines.append(Content.styled("; ".join(notes), "$warning"))
+        lines.append(Content.styled("; ".join(notes), "$readable-warning"))
     if stats.markers:
         lines.append(markers_notice(stats))
     return Content("\n").join(lines)
@@ -70,7 +70,7 @@ def stats_content(stats: CorpusStats) -> Content:
 def markers_notice(stats: CorpusStats) -> Content:
     """The warning about ``<|name|>`` markers that are not special tokens, with counts (so far, while scanning)."""
     so_far = "" if stats.complete else " so far"
-    return Content.styled(f"{unlisted_markers_line(stats.markers)}{so_far}: {MARKERS_REMEDY}", "$warning")
+    return Content.styled(f"{unlisted_markers_line(stats.markers)}{so_far}: {MARKERS_REMEDY}", "$readable-warning")
 
 
 class CorpusStatsView(Static):

@@ -74,7 +74,7 @@ class MergeTable(LineTable):
     MergeTable {
         height: 1fr;
         & > .merge-table--token { text-style: bold; }
-        & > .merge-table--tie { text-style: bold; color: $warning; }
+        & > .merge-table--tie { text-style: bold; color: $readable-warning; }
     }
     """
 

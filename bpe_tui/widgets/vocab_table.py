@@ -159,7 +159,7 @@ class VocabTable(LineTable):
     COMPONENT_CLASSES = {"vocab-table--special"}
 
     DEFAULT_CSS = """
-    VocabTable > .vocab-table--special { color: $warning; }
+    VocabTable > .vocab-table--special { color: $readable-warning; }
     """
 
     @dataclass

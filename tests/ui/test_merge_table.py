@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 
+from bpe_tui.theme_marks import ReadableMarks
 from bpe_tui.widgets import merge_table
 from bpe_tui.widgets.merge_table import MergeTable
 from core.train.events import MergeMade
@@ -15,7 +16,7 @@ def made(rank: int, left: bytes = b"a", right: bytes = b"b", count: int = 10, ru
     return MergeMade(rank, left, right, 256 + rank, count, runner_up, tie)
 
 
-class TableApp(App[None]):
+class TableApp(ReadableMarks):
     def __init__(self, table: MergeTable) -> None:
         super().__init__()
         self.table = table

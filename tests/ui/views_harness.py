@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 from bpe_tui.session import LoadedTokenizer, Session
+from bpe_tui.theme_marks import ReadableMarks
 from core.model import BPEModel
 from core.train.run import TrainingRun
 from tests.ui.app_harness import SAMPLES, THEME
@@ -51,7 +51,7 @@ def session_with(*tokenizers: LoadedTokenizer, active: int | None = None) -> Ses
     return session
 
 
-class ViewsApp(App[None]):
+class ViewsApp(ReadableMarks):
     """Pushes one screen built over ``session`` (the screen class, or any callable taking the session)."""
 
     def __init__(self, screen: Callable[[Session], Screen], session: Session) -> None:

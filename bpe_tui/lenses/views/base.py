@@ -47,7 +47,7 @@ def padded(text: str, width: int) -> str:
 
 
 def heading(text: str) -> Content:
-    return Content.styled(text, "bold $accent")
+    return Content.styled(text, "bold $readable-accent")
 
 
 def dim(text: str) -> Content:

@@ -9,7 +9,7 @@ from bpe_tui.lenses.views.share_bar import parts_bar, sparkline
 from core.analysis.lenses.budget import MergeBudget
 from core.analysis.script_mix import SCRIPTS
 
-SCRIPT_STYLES = {"latin": "$primary", "kana": "$success", "kanji": "$warning", "other": "dim"}
+SCRIPT_STYLES = {"latin": "$primary", "kana": "$readable-success", "kanji": "$readable-warning", "other": "dim"}
 """One colour per script, for the strip and its key."""
 
 STRIP_WIDTH = 40

@@ -27,7 +27,7 @@ class BytesView(LensView):
         # a longer token's row runs over rather than push every row's text off to the right.
         hex_width = min(max([12] + [len(span.token.hex(' ')) for span in spans]), 26)
         for span in spans:
-            mark = ("  bare", "bold $warning") if span.splits_char else ("", "")
+            mark = ("  bare", "bold $readable-warning") if span.splits_char else ("", "")
             lines.append(
                 Content.assemble(
                     dim(f"{span.id:>{width}} "), f"{span.token.hex(' '):<{hex_width}} ", escape_token(span.token), mark

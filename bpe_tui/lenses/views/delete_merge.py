@@ -35,5 +35,5 @@ class DeleteMergeView(LensView):
             f"{quoted(result.tokens_after[i])} {result.ids_after[i] + 1}→{result.ids_after[i]}" for i in shifted[:8]
         ) + (" …" if len(shifted) > 8 else "")
         lines.append(Content.assemble(("shifted: ", "bold"), f"{len(shifted)} ", dim(moves)))
-        lines.append(Content.styled("no error was raised: the ids are all valid, just wrong", "$warning"))
+        lines.append(Content.styled("no error was raised: the ids are all valid, just wrong", "$readable-warning"))
         return Content("\n").join(lines)

@@ -18,8 +18,8 @@ class EmbeddingView(LensView):
         chosen = result.chosen
         lines = [
             Content.assemble(heading(f"{chosen.share:.1%}"), " of the weights are the embedding table"),
-            parts_bar([(chosen.embedding, "$warning"), (chosen.blocks, "$primary")], BAR_WIDTH),
-            Content.assemble(("█", "$warning"), f" embedding V·d = {chosen.vocab:,}·{chosen.d} = {chosen.embedding:,}"),
+            parts_bar([(chosen.embedding, "$readable-warning"), (chosen.blocks, "$primary")], BAR_WIDTH),
+            Content.assemble(("█", "$readable-warning"), f" embedding V·d = {chosen.vocab:,}·{chosen.d} = {chosen.embedding:,}"),
             Content.assemble(("█", "$primary"), f" blocks 12·L·d² = 12·{chosen.layers}·{chosen.d}² = {chosen.blocks:,}"),
             Content(""),
             Content.assemble(heading("GPT-2's sizes"), dim(f" at V = {chosen.vocab:,}")),
@@ -27,7 +27,7 @@ class EmbeddingView(LensView):
         for name, share in result.gpt2:
             lines.append(
                 Content.assemble(
-                    f"{name:<7}", dim(f"d {share.d:>4} L {share.layers:>2} "), share_bar(share.share, 16, "$warning"),
+                    f"{name:<7}", dim(f"d {share.d:>4} L {share.layers:>2} "), share_bar(share.share, 16, "$readable-warning"),
                     f" {share.share:6.1%}",
                 )
             )

@@ -33,5 +33,5 @@ class LongestMatchView(LensView):
             ))
         note = ("every id is valid and both decode to the same text: the failure is silent"
                 if result.all_valid else "some ids are not valid")
-        lines.append(Content.styled(note, "italic $warning" if not result.same else "dim"))
+        lines.append(Content.styled(note, "italic $readable-warning" if not result.same else "dim"))
         return Content("\n").join(lines)

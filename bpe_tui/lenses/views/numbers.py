@@ -21,7 +21,7 @@ class NumbersView(LensView):
         ]
         for start in range(0, result.limit, GRID_WIDTH):
             cells = [
-                ("█", "$success") if count == 1 else ("·", "dim")
+                ("█", "$readable-success") if count == 1 else ("·", "dim")
                 for count in result.token_counts[start : start + GRID_WIDTH]
             ]
             lines.append(Content.assemble(dim(f"{start:>4} "), *cells))

@@ -27,7 +27,7 @@ class PairsView(LensView):
                  dim("a tie goes to the lexicographically greater pair")]
         width = max((cell_len(_pair(p.pair)) for p in result.passes), default=0)
         for number, done in enumerate(result.passes, 1):
-            tie = Content.styled(f"  tie: {', '.join(_pair(p) for p in done.tied_with)}", "$warning") if done.tied_with else ""
+            tie = Content.styled(f"  tie: {', '.join(_pair(p) for p in done.tied_with)}", "$readable-warning") if done.tied_with else ""
             lines.append(Content.assemble(dim(f"{number:>3} "), (padded(_pair(done.pair), width), "bold"),
                                           f" {done.count:>5,}", dim(f" → {done.symbols:,}"), tie))
         if not result.passes:
@@ -35,7 +35,7 @@ class PairsView(LensView):
         last = result.passes[-1]
         lines += [Content(""), heading(f"pass {len(result.passes)}: every pair's count")]
         for pair, count in last.counts[:TABLE_ROWS]:
-            style = "bold $accent" if pair == last.pair else "$warning" if pair in last.tied_with else ""
+            style = "bold $readable-accent" if pair == last.pair else "$readable-warning" if pair in last.tied_with else ""
             lines.append(Content.assemble((f"  {padded(_pair(pair), width + 4)} {count:>5,}", style)))
         if len(last.counts) > TABLE_ROWS:
             lines.append(dim(f"  … {len(last.counts) - TABLE_ROWS:,} more"))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 
-def share_bar(fraction: float, width: int, style: str = "$accent") -> Content:
+def share_bar(fraction: float, width: int, style: str = "$readable-accent") -> Content:
     """``fraction`` of ``width`` cells filled in ``style``, the rest shaded.
 
     >>> share_bar(0.25, 8).plain
@@ -37,7 +37,7 @@ def parts_bar(parts: Sequence[tuple[int, str]], width: int) -> Content:
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"
 
 
-def sparkline(values: Sequence[float], top: float, style: str = "$accent") -> Content:
+def sparkline(values: Sequence[float], top: float, style: str = "$readable-accent") -> Content:
     """One cell a value, its height ``value / top`` in eighths (at least the lowest block, so none vanish).
 
     >>> sparkline([0, 1, 2, 4], 4).plain

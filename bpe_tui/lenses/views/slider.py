@@ -24,7 +24,7 @@ def curve_content(result: SliderResult) -> Content:
     columns = []
     for k, ratio in ratios:
         level = round((ratio - low) / span * (len(BLOCKS) - 2)) + 1 if span > 0 else 1
-        columns.append((BLOCKS[level], "bold $accent" if k == result.merges else "$primary"))
+        columns.append((BLOCKS[level], "bold $readable-accent" if k == result.merges else "$primary"))
     label = dim(f"bytes/token, 0 merges to all: {low:.2f} → {top:.2f}")
     return Content("\n").join([label, Content.assemble(*columns)])
 
@@ -36,7 +36,7 @@ class SliderView(LensView):
         fraction = result.merges / result.total_merges if result.total_merges else 1.0
         bar_width = 30
         filled = round(fraction * bar_width)
-        bar = Content.assemble(("█" * filled, "$accent"), ("░" * (bar_width - filled), "dim"))
+        bar = Content.assemble(("█" * filled, "$readable-accent"), ("░" * (bar_width - filled), "dim"))
         per_token = result.text_bytes / result.count if result.count else 0.0
         return Content("\n").join([
             Content.assemble(heading(f"{result.merges:,}"), f" of {result.total_merges:,} merges  ", bar),

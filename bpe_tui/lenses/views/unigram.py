@@ -22,8 +22,8 @@ class UnigramView(LensView):
         for number, segmentation in enumerate(result.segmentations, 1):
             ours = segmentation.tokens == result.bpe.tokens
             lines.append(Content.assemble(
-                ("▸" if ours else " ", "bold $accent"), dim(f"{number:>3} "),
-                (f"{segmentation.logprob:9.3f}  ", "bold $accent" if ours else ""),
+                ("▸" if ours else " ", "bold $readable-accent"), dim(f"{number:>3} "),
+                (f"{segmentation.logprob:9.3f}  ", "bold $readable-accent" if ours else ""),
                 token_row(range(len(segmentation.tokens)), segmentation.tokens),
             ))
         return Content("\n").join(lines)

@@ -41,7 +41,7 @@ class VocabView(LensView):
         lines = [Content.assemble(heading(result.sum_text)), Content(""), dim("shipped vocabularies")]
         for size, name, note, ours in rows:
             cells = max(1, round(size / largest * BAR))
-            style = "bold $accent" if ours else "$primary"
+            style = "bold $readable-accent" if ours else "$primary"
             lines.append(Content.assemble(
                 (f"{name:<{width}} ", "bold" if ours else ""), (f"{size:>9,} ", ""), ("█" * cells, style),
                 dim(f"  {note}") if note else "",

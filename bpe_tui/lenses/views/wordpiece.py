@@ -16,7 +16,7 @@ def _cell(merge: ScoredMerge | None, likelihood: bool, shared: set[tuple[bytes, 
     text = f"{escape_token(merge.pair[0])} + {escape_token(merge.pair[1])}"
     score = merge.score_text(likelihood)
     padding = " " * max(0, width - cell_len(text) - cell_len(score) - 2)
-    style = "bold $accent" if merge.pair in shared else ""
+    style = "bold $readable-accent" if merge.pair in shared else ""
     return Content.assemble((text, style), "  ", padding, dim(score))
 
 

@@ -1,0 +1,61 @@
+"""Marks drawn as text in a theme's signal colours (a tie, a special token, a name) read on light themes too."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.color import Color
+
+from bpe_tui.theme_marks import MARKS, MIN_CONTRAST, ReadableMarks, contrast, readable_marks
+from bpe_tui.widgets.merge_table import MergeTable
+from core.train.events import MergeMade
+
+THEMES = sorted(name for name in App().available_themes if not name.startswith("ansi"))
+
+
+class TableApp(ReadableMarks):
+    def __init__(self, theme: str) -> None:
+        super().__init__()
+        self.theme = theme
+
+    def compose(self) -> ComposeResult:
+        yield MergeTable(flush_seconds=3600)
+
+
+async def tie_colours(theme: str, *, on_cursor: bool = False) -> tuple[Color, Color]:
+    """The colour of the ``tie`` mark in a merge table row (the cursor's, or the one above it), and the colour
+    under it."""
+    app = TableApp(theme)
+    async with app.run_test(size=(70, 6)) as pilot:
+        table = app.query_one(MergeTable)
+        table.append([MergeMade(0, b"a", b"b", 256, 10, 10, True), MergeMade(1, b"c", b"d", 257, 9, 9, True)])
+        table.flush()
+        await pilot.pause()
+        assert table.cursor == 1  # on the newest row
+        line = table.render_line(2 if on_cursor else 1)
+        mark = next(segment for segment in line if segment.text.strip() == "tie")
+        assert mark.style is not None and mark.style.color and mark.style.bgcolor
+        return Color.from_rich_color(mark.style.color), Color.from_rich_color(mark.style.bgcolor)
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "atom-one-light", "catppuccin-latte"])
+async def test_a_tie_reads_on_a_light_theme(theme: str) -> None:
+    # Drawn in $warning it was 1.1-1.9:1 on these themes' rows, all but invisible.
+    assert contrast(*await tie_colours(theme)) >= 2.5
+
+
+async def test_textual_dark_keeps_its_own_warning_colour() -> None:
+    app = App()
+    warning = Color.parse(app.available_themes["textual-dark"].to_color_system().generate()["warning"])
+    mark, _ = await tie_colours("textual-dark")
+    assert mark.rgb == warning.rgb
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_mark_reads_or_is_the_themes_text_shade(theme: str) -> None:
+    variables = App().available_themes[theme].to_color_system().generate()
+    marks = readable_marks(variables)
+    for name in MARKS:
+        colour = Color.parse(marks[f"readable-{name}"])
+        worst = min(contrast(colour, Color.parse(variables[ground])) for ground in ("background", "surface"))
+        assert worst >= MIN_CONTRAST or marks[f"readable-{name}"] == variables[f"text-{name}"], (name, worst)
