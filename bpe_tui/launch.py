@@ -119,6 +119,35 @@ def _one_per_gpt2_pair(paths: list[Path]) -> list[Path]:
     return kept
 
 
+def terminal_problem(stdin: object, stderr: object, term: str | None) -> str | None:
+    """Why the app cannot run with these streams and ``TERM``, in one line, or None when it can.
+
+    Textual reads keys from stdin and draws on stderr. Without a terminal on both (a notebook's
+    ``!bpe-tui``, a pipe, a cron job) the app waited for keys that never came, writing escape codes to
+    whatever stderr was; with ``TERM=dumb`` (Emacs' ``M-x shell``) the escape codes were shown as text.
+
+    >>> terminal_problem(None, None, "xterm-256color")
+    'the app needs a terminal: stdin and stderr are not one here (a notebook, a pipe or a script?); run it in a terminal, or use the commands (bpe-tui --help), which need none'
+    """
+    def is_terminal(stream: object) -> bool:
+        isatty = getattr(stream, "isatty", None)
+        try:
+            return bool(isatty()) if callable(isatty) else False
+        except (OSError, ValueError):  # a closed stream
+            return False
+
+    if (term or "").strip() == "dumb":
+        return ("TERM=dumb: this terminal cannot draw the app; run it in a terminal emulator, "
+                "or use the commands (bpe-tui --help), which need none")
+    missing = [name for name, stream in (("stdin", stdin), ("stderr", stderr)) if not is_terminal(stream)]
+    if missing:
+        which = " and ".join(missing)
+        verb = "are not one" if len(missing) == 2 else "is not one"
+        return (f"the app needs a terminal: {which} {verb} here (a notebook, a pipe or a script?); "
+                "run it in a terminal, or use the commands (bpe-tui --help), which need none")
+    return None
+
+
 def launch_app(argv: list[str]) -> int:
     """Parse ``argv`` (without the program name), run the app, return the exit status (2 on bad arguments)."""
     try:
@@ -147,6 +176,11 @@ def launch_app(argv: list[str]) -> int:
             print(f"bpe-tui: error: no theme {args.theme!r}; choose one of: {names}", file=sys.stderr)
             return 2
         app.theme = args.theme
+    problem = terminal_problem(sys.stdin, sys.stderr, os.environ.get("TERM"))
+    if problem is not None:
+        if sys.stderr is not None:
+            print(f"bpe-tui: error: {problem}", file=sys.stderr)
+        return 2
     app.run()
     if len(corpora) > 1:
         print(f"bpe-tui: note: only the first corpus ({corpora[0]}) was opened", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,7 @@ def test_paths_are_sorted_into_tokenizers_and_corpora(tokenizer_file: Path, tmp_
 def test_launch_builds_the_app_from_arguments(monkeypatch: pytest.MonkeyPatch, tokenizer_file: Path) -> None:
     built: list[BpeTuiApp] = []
     monkeypatch.setattr(BpeTuiApp, "run", lambda self, *a, **k: built.append(self))
+    monkeypatch.setattr(launch, "terminal_problem", lambda *streams: None)  # as in a terminal
     assert launch_app([str(tokenizer_file), str(CORPUS_ROOT / "story.txt"), "--theme", "textual-light"]) == 0
     app = built[0]
     assert app._tokenizer_paths == [tokenizer_file.resolve()]
@@ -64,6 +66,36 @@ def test_launch_builds_the_app_from_arguments(monkeypatch: pytest.MonkeyPatch, t
     assert not app._train_on_start  # a tokenizer was given: no start-up run
     assert app.theme == "textual-light"
     assert launch.TOKENIZER_SUFFIXES  # the rule is documented in one place
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("stdin", "stderr", "term", "names"),
+    [
+        (io.StringIO(), io.StringIO(), "xterm-256color", "stdin and stderr are not one"),  # a notebook's !bpe-tui
+        (io.StringIO(), Terminal(), "xterm-256color", "stdin is not one"),  # echo text | bpe-tui
+        (Terminal(), Terminal(), "dumb", "TERM=dumb"),  # Emacs' M-x shell
+    ],
+    ids=["no terminal", "piped stdin", "dumb"],
+)
+def test_without_a_terminal_the_app_says_so_instead_of_waiting(
+    monkeypatch: pytest.MonkeyPatch, stdin: io.StringIO, stderr: io.StringIO, term: str, names: str
+) -> None:
+    started: list[BpeTuiApp] = []
+    monkeypatch.setattr(BpeTuiApp, "run", lambda self, *a, **k: started.append(self))
+    monkeypatch.setattr("sys.stdin", stdin)
+    monkeypatch.setenv("TERM", term)
+    monkeypatch.setattr("sys.stderr", stderr)
+    assert launch_app(["--no-train"]) == 2
+    assert not started
+    err = stderr.getvalue()
+    assert err.count("\n") == 1 and err.startswith("bpe-tui: error:") and names in err
 
 
 async def test_tokenizer_from_the_command_line_is_loaded(tokenizer_file: Path) -> None:
