@@ -22,18 +22,20 @@ class TableApp(ReadableMarks):
         yield MergeTable(flush_seconds=3600)
 
 
-async def tie_colours(theme: str, *, on_cursor: bool = False) -> tuple[Color, Color]:
+async def tie_colours(theme: str, *, on_cursor: bool = False, segment: int | None = None) -> tuple[Color, Color]:
     """The colour of the ``tie`` mark in a merge table row (the cursor's, or the one above it), and the colour
-    under it."""
+    under it; or those of the row's ``segment``-th piece (0: its rank and pair)."""
     app = TableApp(theme)
     async with app.run_test(size=(70, 6)) as pilot:
         table = app.query_one(MergeTable)
+        table.focus()
         table.append([MergeMade(0, b"a", b"b", 256, 10, 10, True), MergeMade(1, b"c", b"d", 257, 9, 9, True)])
         table.flush()
         await pilot.pause()
         assert table.cursor == 1  # on the newest row
         line = table.render_line(2 if on_cursor else 1)
-        mark = next(segment for segment in line if segment.text.strip() == "tie")
+        pieces = list(line)
+        mark = pieces[segment] if segment is not None else next(piece for piece in pieces if piece.text.strip() == "tie")
         assert mark.style is not None and mark.style.color and mark.style.bgcolor
         return Color.from_rich_color(mark.style.color), Color.from_rich_color(mark.style.bgcolor)
 
@@ -59,3 +61,12 @@ def test_every_mark_reads_or_is_the_themes_text_shade(theme: str) -> None:
         colour = Color.parse(marks[f"readable-{name}"])
         worst = min(contrast(colour, Color.parse(variables[ground])) for ground in ("background", "surface"))
         assert worst >= MIN_CONTRAST or marks[f"readable-{name}"] == variables[f"text-{name}"], (name, worst)
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "gruvbox", "tokyo-night", "catppuccin-latte"])
+async def test_a_tie_under_the_cursor_is_drawn_as_the_cursor_row(theme: str) -> None:
+    # The newest merge, which the cursor follows while a run streams, had its tie in the warning colour on
+    # the cursor's: 1.0-1.4:1 on gruvbox, tokyo-night and catppuccin-latte.
+    mark, under = await tie_colours(theme, on_cursor=True)
+    row, _ = await tie_colours(theme, on_cursor=True, segment=0)
+    assert mark == row and contrast(mark, under) > 2
