@@ -1,4 +1,5 @@
-"""Marks drawn as text in a theme's signal colours (a tie, a special token, a name) read on light themes too."""
+"""Marks drawn as text in a theme's signal colours (a tie, a special token, a name), and the titles of boxes
+without focus, read on every theme."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.color import Color
 from bpe_tui.theme_marks import MARKS, MIN_CONTRAST, ReadableMarks, contrast, readable_marks
 from bpe_tui.widgets.merge_table import MergeTable
 from core.train.events import MergeMade
+from tests.ui.app_harness import SIZE, make_app
 
 THEMES = sorted(name for name in App().available_themes if not name.startswith("ansi"))
 
@@ -70,3 +72,25 @@ async def test_a_tie_under_the_cursor_is_drawn_as_the_cursor_row(theme: str) -> 
     mark, under = await tie_colours(theme, on_cursor=True)
     row, _ = await tie_colours(theme, on_cursor=True, segment=0)
     assert mark == row and contrast(mark, under) > 2
+
+
+def drawn_colours(app: App, text: str) -> tuple[Color, Color]:
+    """The colour of ``text`` where the screen draws it as one piece, and the colour under it."""
+    for strip in app.screen._compositor.render_strips():
+        for piece in strip:
+            if piece.text.strip() == text and piece.style and piece.style.color and piece.style.bgcolor:
+                return Color.from_rich_color(piece.style.color), Color.from_rich_color(piece.style.bgcolor)
+    raise AssertionError(f"{text!r} is not on the screen")
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_titles_of_boxes_without_focus_read(theme: str) -> None:
+    # In the colour of their muted border these were 1.2:1 (textual-dark) and 1.7:1 (textual-light).
+    app = make_app(start_mode="study")
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        assert contrast(*drawn_colours(app, "bytes/token against vocab size")) >= 3  # never focused
+        await pilot.press("5")
+        await pilot.pause()
+        assert contrast(*drawn_colours(app, "merge tree")) >= 3  # the table has the focus
