@@ -277,7 +277,7 @@ class BpeTuiApp(ReadableMarks):
         Only a notification: a dialog opened here would take the keys of whatever the user is typing.
         """
         index = self.session.add_tokenizer(message.loaded)
-        self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
+        self.training.trained = TrainedTokenizer(message.spec, self.session.tokenizers[index], index)
         model = message.model
         progress = self.training.progress
         shards = progress.shards if progress is not None else None
@@ -300,7 +300,7 @@ class BpeTuiApp(ReadableMarks):
             self.notify("Stopped before the first merge; nothing to save.", title="Training stopped", markup=False)
             return
         index = self.session.add_tokenizer(message.loaded, activate=False)
-        self.training.trained = TrainedTokenizer(message.spec, message.loaded, index)
+        self.training.trained = TrainedTokenizer(message.spec, self.session.tokenizers[index], index)
         self.notify(
             f"Stopped after {counted(message.merges_done, 'merge')}; ctrl+s saves them (recorded as stopped).",
             title="Training stopped",

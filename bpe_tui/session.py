@@ -140,8 +140,13 @@ class Session:
             listener(reason)
 
     def add_tokenizer(self, loaded: LoadedTokenizer, *, activate: bool = True) -> int:
-        """Append ``loaded`` (making it active unless ``activate`` is false) and return its index."""
-        self.tokenizers.append(loaded)
+        """Append ``loaded`` under a name no tokenizer here has (:meth:`LoadedTokenizer.named_apart_from`),
+        making it active unless ``activate`` is false, and return its index.
+
+        A second run with the same settings is ``trained: english.txt 1000 (2)``: under the same name, the
+        palette's "Use tokenizer" entries, Compare's list and the title could not tell the two apart.
+        """
+        self.tokenizers.append(loaded.named_apart_from(self.tokenizers))
         index = len(self.tokenizers) - 1
         if activate or self.active is None:
             self.active = index

@@ -156,3 +156,22 @@ async def test_a_run_that_ended_behind_another_pane_is_drawn_when_the_dashboard_
         assert dashboard.query_one(MergeTable).row_count > 0
         assert dashboard.check_action("save", ()) and dashboard.check_action("restart", ())
         assert not dashboard.check_action("stop", ())
+
+
+async def test_a_run_again_with_the_same_settings_has_a_name_of_its_own() -> None:
+    # Both were "trained: story.txt 400": the palette's "Use tokenizer" entries and Compare's list showed
+    # the same name twice.
+    app = make_app(train_on_start=True, start_mode=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        names = [loaded.name for loaded in app.session.tokenizers]
+        assert len(names) == 2 and names[1] == f"{names[0]} (2)"
+        trained = app.training.trained
+        assert trained is not None and trained.loaded is app.session.tokenizers[1]  # what ctrl+s saves and renames
+        app.session.set_active(0)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog)
+        assert f"{names[0]} (2)" in str(app.screen.query_one("#path-title", Label).render())
