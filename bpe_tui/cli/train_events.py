@@ -55,7 +55,8 @@ def finish_events(sink: BinaryIO) -> None:
 
 
 def start_record(training: TrainingRun) -> dict[str, Any]:
-    """The events file's first line: what it is and the settings of the run."""
+    """The events file's first line: what it is and the settings of the run (every one the merges depend on:
+    with ``base`` ``"chars"`` the first merge's id follows the alphabet, not the bytes and special tokens)."""
     return {
         "event": "start",
         "format": EVENTS_FORMAT,
@@ -66,6 +67,11 @@ def start_record(training: TrainingRun) -> dict[str, Any]:
         "min_frequency": training.min_frequency,
         "errors": training.errors,
         "pattern": training.pattern,
+        "min_count": training.min_count,
+        "base": training.base,
+        "min_char_count": training.min_char_count,
+        "text_field": training.text_field,
+        "skip_bad_records": training.skip_bad_records,
     }
 
 

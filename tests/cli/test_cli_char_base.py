@@ -24,10 +24,14 @@ def test_train_base_chars_equals_the_reference_and_records_the_base(
 ) -> None:
     corpus = samples_dir / "japanese.txt"
     out = tmp_path / "ja.json"
+    events = tmp_path / "ja.jsonl"
     code, _, err = cli(capsys, "train", corpus, "--vocab-size", "1200", "--base", "chars", "--min-char-count", "2",
-                       "--workers", "1", "-o", out)
+                       "--workers", "1", "-o", out, "--events", events)
     assert code == 0, err
     assert json.loads(out.read_text(encoding="utf-8"))["base"] == "chars"
+    # The events file's start record holds the settings (the README's word), those the merges depend on among them.
+    start = json.loads(events.read_text(encoding="utf-8").splitlines()[0])
+    assert (start["base"], start["min_char_count"], start["min_count"]) == ("chars", 2, 1)
     model = load_tokenizer(out)
     vocab, merges = reference.train(corpus.read_text(encoding="utf-8"), 1200, base="chars", min_char_count=2)
     assert (model.vocab, model.merges) == (vocab, merges)
