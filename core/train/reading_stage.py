@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.records import ReadOptions, SkippedRecords
 from core.corpus.shards import Corpus
+from core.errors import CorpusError
 from core.pretokenize.cuts import chunk_boundaries, replacement_hides_specials
 from core.train.events import PhaseProgress, ShardsRead, TrainingEvent
 from core.train.reading import TARGET_CHUNK_BYTES, count_chunk, count_chunks, count_pretokens, file_sha256
@@ -193,4 +194,10 @@ class ReadingStage:
         self._corpus_sha256 = corpus_digest(finished)
         self.skipped = first_skipped(finished)
         self.documents = documents
+        if documents == 0 and self.skipped.count:
+            # Skipping every record would train a tokenizer of bytes alone and call it a success.
+            raise CorpusError(
+                f"every record was bad ({self.skipped.count:,} skipped), so there is nothing to train on; "
+                f"the first: {self.skipped.first}"
+            )
         word_counts.update(counts)

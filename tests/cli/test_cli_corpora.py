@@ -82,6 +82,22 @@ def test_skip_bad_records_reports_them(tmp_path: Path, capsys: pytest.CaptureFix
     assert load_tokenizer(out).merges == reference.train(joined_text(DOCUMENTS + ["fine"]), 300, [SPECIAL])[1]
 
 
+def test_skipping_every_record_is_refused_not_trained_on_nothing(tmp_path: Path) -> None:
+    # Told "set the text field" and given --skip-bad-records instead, train saved a tokenizer of the 256
+    # bytes alone and exited 0; now it says nothing was left to train on, and what the first record lacked.
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS[:3]), encoding="utf-8")
+    out = tmp_path / "tok.json"
+    for command in (["train", path, "--vocab-size", "300", "-o", out], ["study", path, "--sizes", "300"]):
+        result = run_cli(*command, "--skip-bad-records", cwd=tmp_path)
+        last = result.stderr.strip().splitlines()[-1]  # after the progress lines of the reading
+        assert (result.returncode, result.stdout) == (2, "") and "Traceback" not in result.stderr
+        assert last.startswith(f"bpe-tui {command[0]}: error: every record was bad (3 skipped), so there is "
+                               f"nothing to train on; the first: {path}: line 1: no 'text' field")
+        assert last.endswith("set the text field to the one holding the text")
+    assert not out.exists()
+
+
 def test_text_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS), encoding="utf-8")
