@@ -8,10 +8,10 @@ shards in the same order) other files are left out and counted, so a ``README.md
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
 followed, each folder searched once; a file a glob reaches by several paths is one shard. A ``.json``
 file whose first line is a bare ``{`` (one object over several lines, such as a tokenizer saved there)
-cannot be JSON lines, an events file ``train --events`` wrote there is a log, and a tokenizer's files
-(``tokenizer.json``, GPT-2's ``vocab.json`` beside its ``merges.txt``) are no corpus: a folder search
-leaves them out too. Hadoop's and Spark's ``part-00000`` files (``saveAsTextFile``), which have no
-suffix, are plain text.
+cannot be JSON lines (one named on its own is refused), an events file ``train --events`` wrote there is a
+log, and a tokenizer's files (``tokenizer.json``, GPT-2's ``vocab.json`` beside its ``merges.txt``) are no
+corpus: a folder search leaves them out too. Hadoop's and Spark's ``part-00000`` files
+(``saveAsTextFile``), which have no suffix, are plain text.
 
 A URL (``s3://bucket/web/``, ``gs://...``, ``file:///...``: any protocol ``fsspec`` knows, with its
 plug-in installed) names a file, a folder or a glob the same way; its shards are read through ``fsspec``
@@ -186,7 +186,8 @@ def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
 
     Raises:
         CorpusError: (one line) the path is missing or unreadable, the glob matches no file, the folder
-            holds no shard, or a shard is not a regular file.
+            holds no shard, a shard is not a regular file, or the file named is one JSON object over
+            several lines (a tokenizer, most likely), which JSON lines cannot be.
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> for name in ("b.jsonl.gz", "a.txt", "README.md", ".hidden.txt"): _ = (folder / name).write_bytes(b"")
@@ -207,6 +208,9 @@ def open_corpus(spec: str | os.PathLike[str]) -> Corpus:
                 "leaves it to bpe-tui"
             )
         return Corpus(text, tuple(shard_of(p) for p in matches))
+    problem = _not_records(text) if shard_format(text)[0] == "jsonl" and not shard_format(text)[1] else None
+    if problem is not None:  # a tokenizer given for the corpus: "skip bad records" would skip every line
+        raise CorpusError(f"{shown_path(text)}: {problem}; give the corpus")
     return Corpus(text, (shard_of(text),))
 
 
@@ -242,7 +246,7 @@ def _folder(folder: str) -> Corpus:
             kind, compression = shard_format(name)
             path = os.path.join(root, name)
             if (kind is None or name.startswith((".", "_")) or name in tokenizer
-                    or (kind == "jsonl" and not compression and _not_records(path))):
+                    or (kind == "jsonl" and not compression and _not_records(path) is not None)):
                 ignored += 1
                 continue
             shards.append(shard_of(path))
@@ -276,22 +280,26 @@ def _tokenizer_files(names: list[str]) -> set[str]:
     return found
 
 
-def _not_records(path: str) -> bool:
-    """Whether the JSON file at ``path`` is no JSON lines of documents, so a folder search leaves it out:
-    a ``.json`` whose first line is a bare ``{`` (one object written over several lines: a tokenizer
-    ``train`` saved among the shards, a ``dataset_infos.json``), or an events file ``train --events`` wrote
-    there (its first line is a start record of format :data:`~core.train.events.EVENTS_FORMAT`)."""
+def _not_records(path: str) -> str | None:
+    """What the JSON file at ``path`` is when it is no JSON lines of documents, so that a folder search
+    leaves it out and one named as the corpus is refused; None when it may be JSON lines.
+
+    A ``.json`` whose first line is a bare ``{`` is one object written over several lines (a tokenizer
+    ``train`` saved among the shards, a ``dataset_infos.json``); an events file ``train --events`` wrote
+    starts with a record of format :data:`~core.train.events.EVENTS_FORMAT`."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return False  # never opened: a FIFO would block; shard_of refuses it
+            return None  # never opened: a FIFO would block; shard_of refuses it
         with open(path, "rb") as handle:
             head = handle.read(256)
     except OSError:
-        return False  # shard_of says what is wrong with it
+        return None  # shard_of says what is wrong with it
     first, newline, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
     if path.lower().endswith(".json") and newline and first.strip() == b"{":
-        return True
-    return first.startswith(_EVENTS_START)
+        return "one JSON object over several lines (a tokenizer?), not JSON lines (one record a line)"
+    if first.startswith(_EVENTS_START):
+        return "the events of a training run (train --events), not a corpus"
+    return None
 
 
 def _remote(url: str) -> Corpus:

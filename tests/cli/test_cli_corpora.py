@@ -98,6 +98,19 @@ def test_skipping_every_record_is_refused_not_trained_on_nothing(tmp_path: Path)
     assert not out.exists()
 
 
+def test_a_tokenizer_given_for_the_corpus_is_named_as_such(tmp_path: Path) -> None:
+    # A saved tokenizer (one JSON object over many lines) was read as JSON lines: "line 1: not valid JSON;
+    # fix the record or skip bad records", advice that could only skip every line of it.
+    (tmp_path / "c.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
+    assert run_cli("train", "c.txt", "--vocab-size", "260", "-o", "tok.json", cwd=tmp_path).returncode == 0
+    for command in (["train", "tok.json", "--vocab-size", "300", "--skip-bad-records"],
+                    ["study", "tok.json", "--sizes", "300"], ["export", "tok.json", "tok.json", "-o", "ids.npy"]):
+        assert_one_line_error(run_cli(*command, cwd=tmp_path), f"bpe-tui {command[0]}: error: tok.json: one JSON "
+                              "object over several lines (a tokenizer?), not JSON lines (one record a line); give "
+                              "the corpus")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["c.txt", "tok.json"]
+
+
 def test_text_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS), encoding="utf-8")
