@@ -9,6 +9,7 @@ and the screens' ``BINDINGS``.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shlex
 
@@ -138,3 +139,80 @@ def test_every_key_the_app_binds_is_in_the_readmes_keys() -> None:
     spelled = {"question_mark": "?", "f1": "F1"}
     keys = [key for binding in BpeTuiApp.BINDINGS for key in binding.key.split(",")]
     assert [key for key in keys if not re.search(rf"[`/]{re.escape(spelled.get(key, key))}[`/ ]", text)] == []
+
+
+def schema(text: str) -> dict[str, object]:
+    """The keys of a README JSON sketch such as ``{"a", "b": [{"c"}], "d": {"e"}}``: key -> None, a nested
+    sketch (an object), or ``[sketch]`` (a list of objects); anything else in it (``(0-1)``, ``[[a, b]]``)
+    is a note for people."""
+    tokens = re.findall(r'"[^"]*"|[{}\[\]:,]', text)
+    position = 0
+
+    def take() -> str:
+        nonlocal position
+        position += 1
+        return tokens[position - 1]
+
+    def obj() -> dict[str, object]:
+        assert take() == "{"
+        keys: dict[str, object] = {}
+        while tokens[position] != "}":
+            key = take().strip('"')
+            keys[key] = None
+            if tokens[position] == ":":
+                take()
+                if tokens[position] == "{":
+                    keys[key] = obj()
+                elif tokens[position] == "[" and tokens[position + 1] == "{":
+                    take()
+                    keys[key] = [obj()]
+                    assert take() == "]"
+                else:  # [[a, b]]: a list of pairs
+                    depth = 0
+                    while True:
+                        token = take()
+                        depth += {"[": 1, "]": -1}.get(token, 0)
+                        if depth == 0:
+                            break
+            if tokens[position] == ",":
+                take()
+        take()
+        return keys
+
+    return obj()
+
+
+def missing_keys(sketch: dict[str, object], data: dict[str, object], where: str = "") -> list[str]:
+    missing = []
+    for key, inner in sketch.items():
+        if key not in data:
+            missing.append(where + key)
+        elif isinstance(inner, dict) and isinstance(data[key], dict):
+            missing += missing_keys(inner, data[key], f"{where}{key}.")
+        elif isinstance(inner, list) and data[key]:
+            missing += missing_keys(inner[0], data[key][0], f"{where}{key}[0].")
+    return missing
+
+
+def test_schema_reads_the_readmes_sketches() -> None:
+    assert schema('{"mix" (0-1), "m": {"a", "b"}, "t": [{"c"}], "bpe": [[a, b]], "s"}') == {
+        "mix": None, "m": {"a": None, "b": None}, "t": [{"c": None}], "bpe": None, "s": None}
+
+
+def test_every_json_field_the_readme_gives_a_lens_is_in_its_output(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bpe_tui.__main__ import main
+    from tests.cli.cli_cases import tokenizer_file
+
+    tokenizer = tokenizer_file(tmp_path)
+    section = README.split("\n## Lenses\n", 1)[1].split("\n## ", 1)[0]
+    bullets = re.split(r"\n- \*\*", section)[1:]
+    assert len(bullets) == len(LENSES)
+    for bullet in bullets:
+        name = bullet.split("**", 1)[0]
+        sketches = [span for span in re.findall(r"`([^`]*)`", bullet, flags=re.DOTALL) if span.startswith("{")]
+        assert sketches, f"the README gives no JSON fields for {name}"
+        assert main(["lens", name, str(tokenizer), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert missing_keys(schema(sketches[-1]), data) == [], name
