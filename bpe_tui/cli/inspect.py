@@ -94,7 +94,9 @@ def summary_lines(
         f"vocab size:     {size}",
         f"special tokens: {specials}",
         f"pattern:        {_pattern_line(model, format_name)}",
-        f"fingerprint:    {fingerprint(model)}",
+        f"fingerprint:    {fingerprint(model)}" + (
+            "  (unverified: the file has no fingerprint key)" if model.fingerprint_verified is False else ""
+        ),
         f"merge counts:   {counts}",
     ]
     if model.base == CHAR_BASE:  # only then: a byte-level report stays as it was

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,18 @@ def test_a_stopped_run_says_it_was_stopped(tmp_path: Path, capsys: pytest.Captur
     assert f"vocab_size=1000, min_frequency=0; stopped by the user after {kept} merges" in out
     code, out, err = inspect(capsys, tokenizer_file(tmp_path), "--no-samples")
     assert "stopped by the user" not in out
+
+
+def test_a_file_without_its_fingerprint_is_shown_unverified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The README's way to load an edited file is to delete its fingerprint; inspect showed the computed one
+    # as if the file had been checked.
+    path = tokenizer_file(tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["fingerprint"]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = inspect(capsys, edited, "--no-samples")
+    assert (code, err) == (0, "")
+    assert f"fingerprint:    {fingerprint(small_model())}  (unverified: the file has no fingerprint key)" in out
+    code, out, err = inspect(capsys, path, "--no-samples")
+    assert f"fingerprint:    {fingerprint(small_model())}\n" in out
