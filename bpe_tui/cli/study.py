@@ -66,7 +66,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "8k is 8,192)")
     parser.add_argument("--special-token", metavar="S", type=special_token, action="append", default=[],
                         help="special token (repeatable), as for train")
-    parser.add_argument("--workers", metavar="K", type=worker_count, help="processes for reading the corpus")
+    parser.add_argument("--workers", metavar="K", type=worker_count,
+                        help="processes for reading the corpus (default: all cores; the result is the same for any "
+                        "K; at most 4 per core)")
     parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
                         help="invalid UTF-8 in the corpus, as for train: 'strict' (default) stops with its byte "
                         "offset, 'replace' trains and evaluates on U+FFFD")
