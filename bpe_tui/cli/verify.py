@@ -17,6 +17,7 @@ from bpe_tui.text import escape_token
 from core.export.npy_ids import IdsFileError
 from core.export.sidecar import SidecarError
 from core.export.verify import IdsMismatch, verify_ids
+from core.errors import SettingsError
 from core.formats import load_tokenizer
 from core.input_files import check_regular_file, shown_path
 
@@ -44,6 +45,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Verify as ``args`` say; verify writes no files."""
+    if args.corpus is None and (args.text_field != "text" or args.skip_bad_records):
+        # They say how to read --corpus; without it they would be ignored, and the ok line would mislead.
+        raise SettingsError("--text-field and --skip-bad-records say how to read --corpus; add --corpus CORPUS "
+                            "or drop them")
     check_regular_file(args.ids, IdsFileError)
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
     try:

@@ -90,3 +90,12 @@ def test_what_cannot_be_checked_is_status_2(exported: Path, capsys: pytest.Captu
     assert code == 2 and "absent.npy" in err and err.count("\n") == 1
     code, _, err = verify(capsys, exported / "ids.npy", exported / "tok.json", "--corpus", exported / "absent.txt")
     assert code == 2 and "absent.txt" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", [("--text-field", "body"), ("--skip-bad-records",)])
+def test_shard_options_without_a_corpus_are_refused(exported: Path, capsys: pytest.CaptureFixture[str],
+                                                    option: tuple[str, ...]) -> None:
+    # They say how to read --corpus; without it they were ignored and verify printed ok as if it had read by them.
+    code, out, err = verify(capsys, exported / "ids.npy", exported / "tok.json", *option)
+    assert (code, out) == (2, "")
+    _one_line(err, "--text-field and --skip-bad-records say how to read --corpus; add --corpus CORPUS or drop them")
