@@ -320,7 +320,12 @@ def _remote(url: str) -> Corpus:
             named = True
     except FileNotFoundError:
         raise CorpusError(f"{shown_path(url)}: no such file; check the URL") from None
-    except (OSError, ValueError, ImportError) as error:
+    except ImportError as error:  # fsspec's own words name the package: "Install s3fs to access S3"
+        raise CorpusError(
+            f"{shown_path(url)}: its protocol needs an fsspec plug-in that is not installed ({error}); install "
+            "it here (and on every Dask worker)"
+        ) from None
+    except (OSError, ValueError) as error:
         raise CorpusError(f"{shown_path(url)}: cannot be listed ({type(error).__name__}: {error}); check the URL") from None
     shards: list[Shard] = []
     ignored = 0

@@ -68,6 +68,21 @@ def test_a_url_that_names_nothing(url: str, problem: str) -> None:
     assert str(caught.value).startswith(url.split("*")[0]) and "\n" not in str(caught.value)
 
 
+def test_a_missing_protocol_plug_in_is_named_as_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    # s3:// without s3fs said "cannot be listed (ImportError: Install s3fs to access S3); check the URL":
+    # no check of the URL helps; installing the plug-in does.
+    import fsspec.core
+
+    def no_plug_in(url: str, **options: object) -> None:
+        raise ImportError("Install s3fs to access S3")
+
+    monkeypatch.setattr(fsspec.core, "url_to_fs", no_plug_in)
+    with pytest.raises(CorpusError) as caught:
+        open_corpus("s3://bucket/web/")
+    assert str(caught.value) == ("s3://bucket/web/: its protocol needs an fsspec plug-in that is not installed "
+                                 "(Install s3fs to access S3); install it here (and on every Dask worker)")
+
+
 def test_without_fsspec_a_url_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local_corpus(tmp_path)
     monkeypatch.setitem(sys.modules, "fsspec", None)
