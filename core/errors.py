@@ -35,5 +35,23 @@ class TextNotTokenizerError(TokenizerFileError):
         return type(self), (str(self), self.path)
 
 
+class MissingHalfError(TokenizerFileError):
+    """A GPT-2 ``vocab.json`` whose ``merges.txt`` is not beside it, or the other way round.
+
+    The message says what works everywhere (the app, every command, the library); ``with_option`` says it
+    for a command that takes ``--merges PATH``, where naming the file is the shorter way.
+
+    Attributes:
+        with_option: the message's advice for a command with ``--merges``.
+    """
+
+    def __init__(self, message: str, with_option: str) -> None:
+        super().__init__(message)
+        self.with_option = with_option
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return type(self), (str(self), self.with_option)
+
+
 class TrainingCancelled(Exception):
     """Raised inside a training run when it was cancelled; callers treat it as a normal stop."""

@@ -25,11 +25,14 @@ from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, Usag
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.output_errors import describe_write_error
-from core.errors import BPEError
+from core.errors import BPEError, MissingHalfError
 from core.input_files import shown_path
 
 COMMANDS = ("train", "encode", "decode", "inspect", "convert", "export", "verify", "lens", "diff", "study")
 """Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args, outputs) -> int``."""
+
+MERGES_OPTION = frozenset({"encode", "decode", "inspect", "convert", "export", "verify"})
+"""The commands with ``--merges PATH`` for a GPT-2 vocab.json (lens's ``--merges`` is a count, diff has none)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ def execute(command: Command) -> int:
     try:
         code = command.module.run(command.args, outputs)
     except BPEError as error:
-        say(f"{prefix}: error: {error}{outputs.after_error()}")
+        shown = error.with_option if isinstance(error, MissingHalfError) and command.name in MERGES_OPTION else error
+        say(f"{prefix}: error: {shown}{outputs.after_error()}")
         return 2
     except KeyboardInterrupt:
         code, line = outputs.interrupted()

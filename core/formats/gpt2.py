@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from core.atomic import atomic_directory, atomic_open
-from core.errors import SettingsError, TokenizerFileError
+from core.errors import MissingHalfError, SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
 from core.formats.common import checked_model, looks_special, number_too_long, utf8
 from core.model import CHAR_BASE, BPEModel
@@ -66,10 +66,8 @@ def find_merges(vocab_path: Path) -> Path:
     for candidate in (merges_path_for(vocab_path), vocab_path.parent / "merges.txt"):
         if candidate.is_file():
             return candidate
-    raise TokenizerFileError(
-        f"{vocab_path}: a GPT-2 vocab.json needs its merges file, not found at {merges_path_for(vocab_path)}; "
-        "pass it with --merges"
-    )
+    problem = f"{vocab_path}: a GPT-2 vocab.json needs its merges file, not found at {merges_path_for(vocab_path)}"
+    raise MissingHalfError(f"{problem}; put it there", f"{problem}; pass it with --merges, or put it there")
 
 
 def find_vocab(merges_path: Path) -> Path:
@@ -77,9 +75,9 @@ def find_vocab(merges_path: Path) -> Path:
     for candidate in (vocab_path_for(merges_path), merges_path.parent / "vocab.json"):
         if candidate.is_file():
             return candidate
-    raise TokenizerFileError(
-        f"{merges_path}: a GPT-2 merges.txt needs its vocab.json, not found at {vocab_path_for(merges_path)}; "
-        "load the vocab.json instead and pass the merges with --merges"
+    problem = f"{merges_path}: a GPT-2 merges.txt needs its vocab.json, not found at {vocab_path_for(merges_path)}"
+    raise MissingHalfError(
+        f"{problem}; put it there", f"{problem}; give the vocab.json instead and this file with --merges"
     )
 
 

@@ -154,3 +154,29 @@ def test_a_vocabulary_one_token_apart_is_not_called_identical(
     code, out, err = diff(capsys, special, ours)
     assert "both 400  only A 1  only B 0  (jaccard >0.99)" in out
     assert "(jaccard 1.00)" in diff(capsys, ours, ours)[1]
+
+
+def test_a_lone_gpt2_vocab_gets_advice_the_command_can_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "pass it with --merges" was said by diff (no such option), lens (its --merges is a count) and the app.
+    import argparse
+    import shutil
+
+    from bpe_tui.cli import MERGES_OPTION, build_parser
+    from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
+
+    [sub] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    takes_path = {name for name, parser in sub.choices.items() for action in parser._actions
+                  if "--merges" in action.option_strings and action.metavar == "PATH"}
+    assert takes_path == MERGES_OPTION
+    vocab = tmp_path / "vocab.json"
+    shutil.copyfile(GPT2_VOCAB, vocab)
+    text = tmp_path / "t.txt"
+    text.write_text("hi\n", encoding="utf-8")
+    problem = f"{vocab}: a GPT-2 vocab.json needs its merges file, not found at {tmp_path / 'merges.txt'}"
+    for args in (["diff", vocab, vocab], ["lens", "slider", vocab]):
+        assert main([*map(str, args)]) == 2
+        assert capsys.readouterr().err == f"bpe-tui {args[0]}: error: {problem}; put it there\n"
+    assert main(["encode", str(vocab), str(text)]) == 2
+    assert capsys.readouterr().err == f"bpe-tui encode: error: {problem}; pass it with --merges, or put it there\n"
+    shutil.copyfile(GPT2_MERGES, tmp_path / "merges.txt")  # as told
+    assert main(["diff", str(vocab), str(vocab)]) == 0
