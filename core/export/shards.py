@@ -38,7 +38,7 @@ from core.output_errors import OutputError, describe_write_error
 from core.temporaries import temp_prefix
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.corpus.shards import COMPRESSIONS, Corpus, Shard, is_url
-from core.errors import SettingsError
+from core.errors import CorpusError, SettingsError
 from core.export.corpus_digest import ShardsDigest
 from core.export.encoding import ITEM_BYTES, write_flushed
 from core.export.run import (HEADER_BYTES, ExportFinished, ExportProgress, ExportSaving, id_dtype, npy_header,
@@ -285,6 +285,7 @@ def _one_array(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
                 yield ExportProgress(done_bytes=done, total_bytes=total, tokens=tokens)
         finally:
             shutil.rmtree(parts, ignore_errors=True)
+        _check_some_document_read(finished)
         assert handle.tell() == HEADER_BYTES + tokens * ITEM_BYTES[dtype], "lost a shard"
         handle.seek(0)
         write_flushed(handle, npy_header(dtype, tokens), target)
@@ -292,6 +293,19 @@ def _one_array(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
         ids.describe(sidecar)
         yield ExportSaving(path=target, sidecar=sidecar_path(target))
     yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total, sidecar=sidecar)
+
+
+def _check_some_document_read(results: dict[int, ShardExported]) -> None:
+    """Refuse an export whose every record was skipped as bad: an empty array is no export of the corpus
+    (training refuses such a corpus the same way)."""
+    skipped = SkippedRecords()
+    for index in sorted(results):  # corpus order: the first bad record reported is the corpus's first
+        skipped.merge(results[index].skipped)
+    if skipped.count and not any(result.documents for result in results.values()):
+        raise CorpusError(
+            f"every record was bad ({skipped.count:,} skipped), so there is nothing to export; the first: "
+            f"{skipped.first}"
+        )
 
 
 def _id_bytes(token: int, dtype: str) -> bytes:
@@ -320,6 +334,7 @@ def _per_shard(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
             tokens += result.tokens
             yield result
             yield ExportProgress(done_bytes=done, total_bytes=total, tokens=tokens)
+        _check_some_document_read(results)
         whole, each = export.digest.finish()
         for index, (job, shard) in enumerate(zip(jobs, corpus.shards)):
             # Inside the temporary folder: its one rename saves every array with its sidecar, or none.

@@ -98,6 +98,22 @@ def test_skipping_every_record_is_refused_not_trained_on_nothing(tmp_path: Path)
     assert not out.exists()
 
 
+def test_exporting_a_corpus_whose_every_record_is_skipped_is_refused(tmp_path: Path) -> None:
+    # It wrote an empty array (and its sidecar), exit 0, as if the corpus held no text.
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"body": d}) + "\n" for d in DOCUMENTS[:3]), encoding="utf-8")
+    (tmp_path / "good.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
+    assert run_cli("train", "good.txt", "--vocab-size", "260", "-o", "tok.json", cwd=tmp_path).returncode == 0
+    for out in (["-o", "ids.npy"], ["-o", "per", "--per-shard"]):
+        result = run_cli("export", path, "tok.json", *out, "--skip-bad-records", "--workers", "1", cwd=tmp_path)
+        last = result.stderr.strip().splitlines()[-1]
+        assert (result.returncode, result.stdout) == (2, "") and "Traceback" not in result.stderr
+        assert last == (f"bpe-tui export: error: every record was bad (3 skipped), so there is nothing to export; "
+                        f"the first: {path}: line 1: no 'text' field (fields: 'body'); set the text field to the one "
+                        "holding the text")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "good.txt", "tok.json"]
+
+
 def test_a_tokenizer_given_for_the_corpus_is_named_as_such(tmp_path: Path) -> None:
     # A saved tokenizer (one JSON object over many lines) was read as JSON lines: "line 1: not valid JSON;
     # fix the record or skip bad records", advice that could only skip every line of it.
