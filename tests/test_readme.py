@@ -216,3 +216,14 @@ def test_every_json_field_the_readme_gives_a_lens_is_in_its_output(
         assert main(["lens", name, str(tokenizer), "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert missing_keys(schema(sketches[-1]), data) == [], name
+
+
+def test_the_layout_names_every_module_of_the_library_and_the_app() -> None:
+    # core/analysis/ names its modules by what they hold ("corpus and vocab stats", "merge trees").
+    layout = README.split("\n## Layout\n", 1)[1].split("```", 2)[1]
+    described = {"vocab_stats", "merge_tree", "corpus_stats", "script_mix"}
+    unnamed = [path.relative_to(ROOT).as_posix() for folder in ("core", "bpe_tui")
+               for path in sorted((ROOT / folder).glob("*.py" if folder == "bpe_tui" else "**/*.py"))
+               if path.stem not in ("__init__", "__main__") and "lenses" not in path.parts and "cli" not in path.parts
+               and path.stem not in described and not re.search(rf"\b{path.stem}\b", layout)]
+    assert unnamed == []
