@@ -28,8 +28,22 @@ class ParserExit(Exception):
         self.status = status
 
 
+class OneCorpusFormatter(argparse.HelpFormatter):
+    """Shows a command's CORPUS as one: it takes several paths only to say the shell expanded a glob that was
+    not quoted (:func:`one_corpus`), and ``CORPUS [CORPUS ...]`` read as if several corpora were welcome."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        if action.dest == "corpus" and action.nargs == "+":
+            return self._metavar_formatter(action, default_metavar)(1)[0]
+        return super()._format_args(action, default_metavar)
+
+
 class CommandParser(argparse.ArgumentParser):
     """An ArgumentParser that raises :class:`UsageError` (one line) instead of printing usage and exiting."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", OneCorpusFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message}; see '{self.prog} --help'")

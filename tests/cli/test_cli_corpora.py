@@ -143,6 +143,15 @@ def test_an_unquoted_glob_is_explained(tmp_path: Path) -> None:
     assert_one_line_error(result, "2 corpus paths given", "quote a glob")
 
 
+@pytest.mark.parametrize(("command", "positionals"), [("train", "CORPUS"), ("study", "CORPUS"),
+                                                      ("export", "CORPUS TOKENIZER")])
+def test_help_shows_one_corpus(capsys: pytest.CaptureFixture[str], command: str, positionals: str) -> None:
+    # The usage read "CORPUS [CORPUS ...]", as if several corpora were taken; a second path is refused.
+    assert main([command, "--help"]) == 0
+    usage = capsys.readouterr().out.split("\n\n", 1)[0]
+    assert usage.split()[-len(positionals.split()):] == positionals.split() and "[CORPUS" not in usage
+
+
 def test_a_quoted_glob_trains(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path)
     result = run_cli("train", str(corpus / "*.parquet"), "--vocab-size", "300", "-o", tmp_path / "t.json",
