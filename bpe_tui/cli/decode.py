@@ -138,7 +138,9 @@ def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[int], str, 
         if dtype is not None:
             raise IdsInputError("--dtype reads a file of raw ids; give its path instead of stdin")
         return text_ids(sys.stdin.buffer, "stdin"), "stdin", None
-    path = check_regular_file(name, IdsInputError, fix="pipe it into stdin with - instead")
+    # stdin takes text ids only: a .npy has to be a file, which decode reads in blocks.
+    fix = "pipe text ids into stdin with - instead, or copy a .npy to a regular file first"
+    path = check_regular_file(name, IdsInputError, fix=fix)
     label = shown_path(path)
     handle = open(path, "rb")
     kind = id_file_kind(handle.read(len(MAGIC)))

@@ -245,6 +245,15 @@ def test_encode_suggests_stdin_for_a_fifo_and_reads_stdin(tmp_path: Path) -> Non
     assert piped.returncode == 0 and piped.stdout == "0\n"
 
 
+def test_decode_on_a_fifo_suggests_what_works_for_text_ids_and_for_npy(tmp_path: Path) -> None:
+    # It said "pipe it into stdin with - instead", and stdin takes text ids only: a .npy piped in is refused.
+    tok = small_tokenizer(tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    result = run_child("decode", tok, tmp_path / "fifo", cwd=tmp_path)
+    one_error_line(result.returncode, result.stdout, result.stderr, "decode",
+                   "pipe text ids into stdin with - instead, or copy a .npy to a regular file first")
+
+
 def test_regular_files_and_links_to_them_still_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     corpus = tmp_path / "english.txt"
     corpus.write_bytes(ENGLISH.read_bytes())
