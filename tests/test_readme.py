@@ -227,3 +227,10 @@ def test_the_layout_names_every_module_of_the_library_and_the_app() -> None:
                if path.stem not in ("__init__", "__main__") and "lenses" not in path.parts and "cli" not in path.parts
                and path.stem not in described and not re.search(rf"\b{path.stem}\b", layout)]
     assert unnamed == []
+
+
+def test_the_commands_said_to_take_force_are_those_that_do() -> None:
+    sentence = re.search(r"`--force` lets (.*?) replace an existing output file", README, flags=re.DOTALL)
+    assert sentence is not None
+    named = {span.split()[0] for span in re.findall(r"`([^`]+)`", sentence.group(1))}
+    assert named == {name for name, parser in subcommands().items() if "--force" in options_of(parser)}
