@@ -45,7 +45,8 @@ LONGEST = 8
 
 
 def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
-    """Two lines: the vocabulary split, then fingerprint, pattern, special tokens and whether a run was stopped."""
+    """Two lines: the vocabulary split, then fingerprint (and whether it went unchecked), pattern, special tokens
+    and whether a run was stopped."""
     model = loaded.model
     split = vocab_split(model)
     parts: list[str | tuple[str, str]] = [
@@ -57,7 +58,10 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
         parts.append(f" + {split.other:,} {'characters' if model.base == CHAR_BASE else 'other'}")
     pattern = "GPT-2" if model.pattern == GPT2_PATTERN else "custom"
     specials = ", ".join(escape_token(token) for token in model.special_tokens) or "none"
-    parts += ["\n", ("fingerprint ", "dim"), digest[:16], ("  pattern ", "dim"), pattern]
+    parts += ["\n", ("fingerprint ", "dim"), digest[:16]]
+    if model.fingerprint_verified is False:  # loaded from a file whose fingerprint key was deleted
+        parts.append((" (unverified)", "$warning"))
+    parts += [("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
     if model.training is not None and model.training.stopped_after is not None:
         parts += [("  stopped by the user after ", "dim"), counted(model.training.stopped_after, "merge")]

@@ -87,3 +87,16 @@ def test_the_summary_says_a_tokenizer_was_stopped() -> None:
     text = summary_content(LoadedTokenizer.from_model(model), "0" * 64).plain
     assert "stopped by the user after 2 merges" in text
     assert "stopped" not in summary_content(loaded, "0" * 64).plain
+
+
+def test_the_summary_says_a_file_loaded_without_its_fingerprint_is_unverified() -> None:
+    # The README's way to load an edited file is to delete its fingerprint; the pane showed it as checked.
+    import dataclasses
+
+    from bpe_tui.screens.inspector import summary_content
+
+    loaded = big_counts()
+    model = dataclasses.replace(loaded.model, fingerprint_verified=False)
+    text = summary_content(LoadedTokenizer.from_model(model), "0" * 64).plain
+    assert "fingerprint 0000000000000000 (unverified)" in text
+    assert "unverified" not in summary_content(loaded, "0" * 64).plain
