@@ -8,11 +8,14 @@ their ids are the tokenizer's own; at k = all they are exactly ``encode(text)``.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from core.analysis.lenses.replay import replay_tokens
-from core.analysis.lenses.tables import ModelTables
+from core.analysis.lenses.replay import fragment_tokens, merge_run, start_tokens
+from core.analysis.lenses.tables import Fragment, ModelTables
 from core.encode.tokenizer import replace_surrogates
 from core.errors import SettingsError
 from core.model import BPEModel
@@ -55,6 +58,24 @@ CURVE_POINTS = 40
 """How many values of k the curve samples (plus the k asked for)."""
 
 
+def _counts_at(tables: ModelTables, fragments: list[Fragment], limits: list[int]) -> list[int]:
+    """The token count of ``fragments`` after the first k merges, for each k of ``limits``.
+
+    BPE with only merges below k makes the same merges as with all of them, in the same order, up to the
+    first merge of rank k or more, and then stops: at each step both take the lowest-ranked pair present,
+    and once that is k or more the limited one has none left. So one run per distinct fragment gives every
+    k: at k it has made the merges before the first one of rank k or more.
+    """
+    counts = [0] * len(limits)
+    for fragment, n in Counter(fragments).items():
+        start = start_tokens(tables, fragment)
+        _, ranks = merge_run(start, tables.ranks) if not fragment.special else ([], [])
+        highest = list(accumulate(ranks, max))
+        for index, k in enumerate(limits):
+            counts[index] += n * (len(start) - bisect_left(highest, k))
+    return counts
+
+
 def slider(model: BPEModel, text: str, merges: int, *, curve_points: int = CURVE_POINTS) -> SliderResult:
     """``text`` tokenised with the first ``merges`` merges of ``model`` only, and the count along the way.
 
@@ -74,8 +95,9 @@ def slider(model: BPEModel, text: str, merges: int, *, curve_points: int = CURVE
     if not 0 <= merges <= total:
         raise SettingsError(f"merges {merges} is outside 0..{total}; this tokenizer has {total:,} merges")
     tables = ModelTables.of(model)
-    tokens = replay_tokens(tables, text, limit=merges)
+    fragments = tables.fragments(text)
+    tokens = [token for fragment in fragments for token in fragment_tokens(tables, fragment, merges)]
     steps = sorted({round(total * i / curve_points) for i in range(curve_points + 1)} | {merges})
-    curve = tuple((k, len(tokens) if k == merges else len(replay_tokens(tables, text, limit=k))) for k in steps)
+    curve = tuple(zip(steps, _counts_at(tables, fragments, steps)))
     return SliderResult(text, merges, total, tuple(tokens), tuple(tables.ids[t] for t in tokens),
                         len(replace_surrogates(text).encode("utf-8")), curve)
