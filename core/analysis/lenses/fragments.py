@@ -9,6 +9,7 @@ count is always 0; it is computed, not asserted.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +65,7 @@ def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None, *,
     pieces = tables.fragments(text, specials=specials)
     encode = tokenizer.encode if specials else tokenizer.encode_ordinary
     shown: list[FragmentTokens] = []
-    cuts: set[int] = set()
+    cuts: list[int] = []  # where each fragment ends, in increasing order
     offset = 0
     for piece in pieces:
         data = piece.data
@@ -72,12 +73,26 @@ def fragments(model: BPEModel, text: str, tokenizer: Tokenizer | None = None, *,
         shown.append(FragmentTokens(piece.text, len(data), piece.special, tuple(ids),
                                     tuple(tokenizer.decode_tokens_bytes(ids))))
         offset += len(data)
-        cuts.add(offset)
-    # The whole text encoded at once: a token crosses a cut when a cut falls strictly inside it.
+        cuts.append(offset)
+    # The whole text encoded at once, its tokens checked against the cuts.
+    crossing = tokens_crossing([len(token) for token in tokenizer.decode_tokens_bytes(encode(text))], cuts)
+    return FragmentsResult(text, tuple(shown), crossing, specials)
+
+
+def tokens_crossing(token_lengths: list[int], cuts: list[int]) -> int:
+    """How many tokens (their byte lengths, in order) have a cut (byte offsets, increasing) strictly inside.
+
+    A token from ``start`` to ``end`` crosses a cut when the first cut after ``start`` comes before ``end``,
+    found by bisection: a scan of every cut for every token took minutes on a text of 100 KB.
+
+    >>> tokens_crossing([2, 3, 1], [2, 4, 6]), tokens_crossing([2, 3, 1], [2, 5, 6])
+    (1, 0)
+    """
     crossing = 0
     start = 0
-    for token in tokenizer.decode_tokens_bytes(encode(text)):
-        end = start + len(token)
-        crossing += any(start < cut < end for cut in cuts)
+    for length in token_lengths:
+        end = start + length
+        after = bisect_right(cuts, start)
+        crossing += after < len(cuts) and cuts[after] < end
         start = end
-    return FragmentsResult(text, tuple(shown), crossing, specials)
+    return crossing
