@@ -94,6 +94,13 @@ def test_replay_json_ids_are_gpt2s(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["steps"][-1]["tokens"] == [tiktoken_gpt2().decode([i]) for i in data["ids"]]
 
 
+def test_replay_refuses_a_text_too_long_to_show_step_by_step(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each step holds every token of the word: 10 KB of prose took a gigabyte and printed 200 MB.
+    assert_one_line_error(lens(capsys, "replay", "--word", "あ" * 334), "at most 1,000 bytes", "not 1,002", "slider")
+    code, out, _ = lens(capsys, "replay", "--word", "あ" * 333, "--json")
+    assert code == 0 and json.loads(out)["ids"] == tiktoken_gpt2().encode("あ" * 333)
+
+
 def test_vocab_text_and_json_on_a_small_tokenizer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     model = small_model()
     path = tokenizer_file(tmp_path)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.analysis.lenses.tables import Fragment, ModelTables
+from core.encode.tokenizer import replace_surrogates
+from core.errors import SettingsError
 from core.model import BPEModel
 from core.reference import initial_tokens
 
@@ -171,8 +173,16 @@ def fragment_tokens(tables: ModelTables, fragment: Fragment, limit: int | None =
     return merge_run(start, tables.ranks, limit)[0]
 
 
+MAX_WORD_BYTES = 1_000
+"""The longest word :func:`replay` takes: each step holds every token of the word, so a text of n bytes
+costs about n² (10 KB took a gigabyte and 28 s, and printed 200 MB)."""
+
+
 def replay(model: BPEModel, word: str) -> ReplayResult:
     """Encode ``word`` as merge replay, recording every step; the final ids are ``encode(word)``'s.
+
+    Raises:
+        SettingsError: ``word`` is longer than :data:`MAX_WORD_BYTES` in UTF-8.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ow", 257: b"low", 258: b"er"}
     >>> result = replay(BPEModel(vocab, [(b"o", b"w"), (b"l", b"ow"), (b"e", b"r")]), "lower")
@@ -181,6 +191,10 @@ def replay(model: BPEModel, word: str) -> ReplayResult:
     >>> result.ids
     (257, 258)
     """
+    size = len(replace_surrogates(word).encode("utf-8"))
+    if size > MAX_WORD_BYTES:
+        raise SettingsError(f"the replay lens shows every merge of one word: give at most {MAX_WORD_BYTES:,} bytes, "
+                            f"not {size:,} (the slider lens takes a long text)")
     tables = ModelTables.of(model)
     done: list[bytes] = []
     start: list[bytes] = []
