@@ -10,6 +10,8 @@ from bpe_tui.lenses.corpus_files import bundled, read_corpus
 from bpe_tui.lenses.shown import pair_text, symbols_text
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from core.analysis.lenses.pairs import PairsResult, corpus_words, pair_passes
+from core.errors import CorpusError
+from core.input_files import shown_path
 
 WORD_COUNTS = "word_counts.txt"
 """The bundled word-frequency corpus in the samples folder."""
@@ -26,7 +28,11 @@ def corpus_option(help_text: str, default_name: str) -> LensOption:
 def word_counts(context: LensContext, corpus: str | None) -> dict[str, int]:
     """The corpus the pairs and wordpiece lenses work on: ``corpus``, or the bundled word counts."""
     path = Path(corpus) if corpus else bundled(context.samples_dir, WORD_COUNTS)
-    return corpus_words(read_corpus(path), context.model.pattern, tuple(context.model.special_tokens))
+    text = read_corpus(path)
+    try:
+        return corpus_words(text, context.model.pattern, tuple(context.model.special_tokens))
+    except CorpusError as error:
+        raise CorpusError(f"{shown_path(path)}: {error}") from None
 
 
 def compute(context: LensContext, options: Mapping[str, Any]) -> PairsResult:

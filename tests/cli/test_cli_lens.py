@@ -129,6 +129,17 @@ def test_pairs_corpus_errors_are_one_line(capsys: pytest.CaptureFixture[str], tm
     assert_one_line_error(lens(capsys, "pairs", "--passes", "0"), "--passes 0 is outside 1..200")
 
 
+@pytest.mark.parametrize("name", ["pairs", "wordpiece"])
+@pytest.mark.parametrize(("line", "needle"), [("lower 0", "count of 0"), ("lower " + "9" * 5000, "over 18 digits")],
+                         ids=["zero", "5000-digits"])
+def test_a_word_count_of_zero_or_thousands_of_digits_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                 name: str, line: str, needle: str) -> None:
+    # A count of 0 made pairs of count 0 merge and WordPiece divide 0 by 0; 5,000 digits were int()'s ValueError.
+    corpus = tmp_path / "counts.txt"
+    corpus.write_text(f"# words\nlow 5\n{line}\n", encoding="utf-8")
+    assert_one_line_error(lens(capsys, name, "--corpus", corpus), "counts.txt: line 3:", needle, "from 1 to")
+
+
 def test_longest_match_json_on_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = lens(capsys, "longest-match", "--text", "strawberry", "--json")
     assert code == 0

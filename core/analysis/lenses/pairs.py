@@ -23,7 +23,10 @@ from core.reference import count_pairs, count_pretokens, merge_word, merge_words
 Symbols = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
-_COUNT_LINE = re.compile(r"^(\S+)[ \t]+(\d+)$")
+_COUNT_LINE = re.compile(r"^(\S+)[ \t]+([0-9]+)$")
+
+MAX_COUNT_DIGITS = 18
+"""The most digits a word's count may have (Python refuses to read an int of more than 4,300)."""
 
 
 def _text(token: bytes) -> str:
@@ -33,20 +36,32 @@ def _text(token: bytes) -> str:
 def parse_word_counts(text: str) -> dict[str, int] | None:
     """``{word: count}`` if every line of ``text`` is ``word count``, a ``#`` comment or blank; else ``None``.
 
+    Raises:
+        CorpusError: a count is 0 (a word that never occurs, which would make pairs of count 0 and
+            WordPiece's score 0/0) or has more than :data:`MAX_COUNT_DIGITS` digits.
+
     >>> parse_word_counts("# toy\\nlow 5\\nlower 2\\n")
     {'low': 5, 'lower': 2}
     >>> parse_word_counts("low low lower") is None
     True
     """
     counts: dict[str, int] = {}
-    for line in text.splitlines():
+    problem = None
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         match = _COUNT_LINE.match(line)
         if match is None:
             return None
-        counts[match.group(1)] = counts.get(match.group(1), 0) + int(match.group(2))
+        digits = match.group(2).lstrip("0")
+        if problem is None and not 1 <= len(digits) <= MAX_COUNT_DIGITS:
+            problem = f"line {number:,}: {line[:40]!r} gives a count of {'0' if not digits else 'over 18 digits'}; " \
+                      f"each word's count must be from 1 to {10 ** MAX_COUNT_DIGITS - 1:,}"
+        elif problem is None:
+            counts[match.group(1)] = counts.get(match.group(1), 0) + int(digits)
+    if problem is not None:  # a word-frequency list, but a count is wrong
+        raise CorpusError(problem)
     return counts or None
 
 
