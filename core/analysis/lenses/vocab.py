@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.analysis.vocab_stats import vocab_split
-from core.model import BPEModel
+from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,8 @@ class VocabResult:
         bytes: single-byte tokens (256 for a complete byte-level vocabulary).
         merges: merge rules.
         specials: special tokens.
-        other: entries none of those explain (tokenizers from other tools may carry some).
+        other: entries none of those explain (tokenizers from other tools may carry some); for a
+            character-base model, its characters of two or more bytes.
         total: the vocabulary size.
         ladder: the shipped vocabularies of :data:`LADDER`.
         count_curve: ``(rank, count)`` of the merges' recorded training counts at evenly spaced ranks
@@ -107,13 +108,19 @@ class VocabResult:
     total: int
     ladder: tuple[LadderRung, ...] = field(default=())
     count_curve: tuple[tuple[int, int], ...] = ()
+    base: str = BYTE_BASE
+    """What encoding starts from: ``"bytes"``, or ``"chars"``, whose ``other`` entries are its characters."""
 
     @property
     def sum_text(self) -> str:
-        """``256 bytes + 50,000 merges + 1 special = 50,257`` (with any entries none of those explain)."""
+        """``256 bytes + 50,000 merges + 1 special = 50,257`` (with any entries none of those explain).
+
+        >>> VocabResult("x", 256, 10, 0, 30, 296, base=CHAR_BASE).sum_text
+        '256 bytes + 10 merges + 0 special + 30 characters = 296'
+        """
         line = f"{self.bytes} bytes + {self.merges:,} merges + {self.specials} special"
         if self.other:
-            line += f" + {self.other:,} other"
+            line += f" + {self.other:,} {'characters' if self.base == CHAR_BASE else 'other'}"
         return f"{line} = {self.total:,}"
 
     def to_json(self) -> dict[str, Any]:
@@ -205,4 +212,4 @@ def vocab_arithmetic(model: BPEModel, cache_dir: Path | None = None,
         unassigned = unassigned_ids(ranks, shipped.vocab, shipped.special_ids) if ranks is not None else None
         rungs.append(LadderRung(shipped.name, shipped.vocab, unassigned))
     return VocabResult(model.name, split.byte_tokens, split.merges, split.specials, split.other,
-                       model.vocab_size, tuple(rungs), count_curve(model))
+                       model.vocab_size, tuple(rungs), count_curve(model), model.base)

@@ -1,4 +1,5 @@
-"""Lenses that re-derive an encoding step by step (replay, slider, longest-match) on a character-base model.
+"""Lenses on a character-base model: those that re-derive an encoding step by step (replay, slider,
+longest-match), and the vocab lens's sum.
 
 Such a model starts each pre-token from its characters, not its bytes (``core.reference.initial_tokens``);
 a lens that started from bytes would find no merge to make and show byte tokens ``encode`` never gives.
@@ -11,6 +12,7 @@ from functools import cache
 from core.analysis.lenses.longest_match import longest_match
 from core.analysis.lenses.replay import replay
 from core.analysis.lenses.slider import slider
+from core.analysis.lenses.vocab import vocab_arithmetic
 from core.encode.tokenizer import Tokenizer
 from core.model import BPEModel
 from core.train.run import TrainingRun
@@ -53,3 +55,10 @@ def test_longest_match_replay_side_is_encode() -> None:
     result = longest_match(model, TEXT)
     assert list(result.replay) == Tokenizer.from_model(model).encode(TEXT)
     assert result.all_valid
+
+
+def test_vocab_names_a_character_base_models_characters() -> None:
+    model = char_model()
+    result = vocab_arithmetic(model, rank_sets={})
+    characters = len(model.vocab) - 256 - len(model.merges) - 1
+    assert f"+ {characters:,} characters = {len(model.vocab):,}" in result.sum_text and "other" not in result.sum_text
