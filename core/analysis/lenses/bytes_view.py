@@ -15,7 +15,7 @@ from core.analysis.compare import tokens_by_script
 from core.analysis.lenses.token_strings import token_string
 from core.analysis.script_mix import SCRIPTS, script_mix
 from core.encode.spans import TokenSpan
-from core.encode.tokenizer import Tokenizer
+from core.encode.tokenizer import Tokenizer, replace_surrogates
 from core.errors import SettingsError
 
 DEFAULT_SENTENCE = "駅前の小さな本屋で、古い地図を三枚買いました。"
@@ -77,6 +77,8 @@ class ByteTokens:
 def byte_tokens(tokenizer: Tokenizer, text: str = DEFAULT_SENTENCE) -> ByteTokens:
     """Each token of ``text`` with its bytes, and characters/bytes/tokens per script.
 
+    A lone surrogate (which has no UTF-8) is read as U+FFFD, as ``encode`` reads it.
+
     Raises:
         SettingsError: ``text`` is empty.
 
@@ -89,6 +91,7 @@ def byte_tokens(tokenizer: Tokenizer, text: str = DEFAULT_SENTENCE) -> ByteToken
     """
     if not isinstance(text, str) or not text:
         raise SettingsError("give the bytes lens a non-empty text")
+    text = replace_surrogates(text)  # a lone surrogate has no UTF-8: U+FFFD, as encode reads it
     spans = tuple(span for span in tokenizer.encode_with_spans(text))
     mix = script_mix(text)
     tokens = tokens_by_script(text, spans)

@@ -54,3 +54,11 @@ def test_per_script_counts_by_hand() -> None:
 def test_empty_text_is_refused() -> None:
     with pytest.raises(SettingsError, match="non-empty"):
         byte_tokens(gpt2_tokenizer(), "")
+
+
+def test_a_lone_surrogate_is_read_as_u_fffd_as_encode_reads_it() -> None:
+    # Text pasted into the pane can hold one; the lens raised UnicodeEncodeError from its worker.
+    tokenizer = gpt2_tokenizer()
+    result = byte_tokens(tokenizer, "a\ud800b")
+    assert [span.id for span in result.spans] == tokenizer.encode("a\ud800b") == tiktoken_gpt2().encode("a\ufffdb")
+    assert result.to_json()["bytes"] == 5 and result.to_json()["chars"] == 3
