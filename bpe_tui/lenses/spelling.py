@@ -20,7 +20,7 @@ def render_text(result: Spelling) -> str:
     lines = ["each word after a space, as inside a sentence" if result.leading_space else "each word on its own"]
     for row in result.words:
         lines.append(
-            f"  {pad_cells(row.word, width)}  {len(row.chars):>2} characters -> {counted(row.encoded.count, 'token')}  "
+            f"  {pad_cells(row.word, width)}  {counted(len(row.chars), 'character'):>13} -> {counted(row.encoded.count, 'token')}  "
             f"{tokens_line(row.encoded.tokens)}"
         )
     return "\n".join(lines)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from core.analysis.lenses.encoded import EncodedText, encode_text
 from core.encode.tokenizer import Tokenizer
 from core.errors import SettingsError
@@ -31,8 +33,15 @@ class SpelledWord:
 
     @property
     def chars(self) -> tuple[str, ...]:
-        """The word's characters, one by one: what the model is asked about but never shown."""
-        return tuple(self.word)
+        """The word's characters as a reader counts them, one by one: what the model is asked about but
+        never shown. They are grapheme clusters, not code points: ``é`` written as ``e`` + U+0301 is one
+        letter, and a family emoji joined by U+200D is one character, not five.
+
+        >>> chars = SpelledWord("cafe\\u0301", EncodedText("", (), ())).chars
+        >>> len(chars), chars[-1] == "e\\u0301"
+        (4, True)
+        """
+        return tuple(regex.findall(r"\X", self.word))
 
     def to_json(self) -> dict[str, Any]:
         return {"word": self.word, "chars": list(self.chars)} | {

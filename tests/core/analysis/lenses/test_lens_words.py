@@ -60,6 +60,15 @@ def test_spelling_matches_tiktoken_and_keeps_characters() -> None:
     assert row["char_count"] == 10 and row["token_count"] == len(row["tokens"]) < 10
 
 
+def test_spelling_counts_characters_as_a_reader_sees_them() -> None:
+    # Code points made "café" (decomposed) five letters with a lone accent, and a family emoji five characters.
+    words = ["cafe\u0301", "\U0001F469\u200d\U0001F469\u200d\U0001F467", "\U0001F1EF\U0001F1F5"]
+    rows = spelling(gpt2_tokenizer(), words).to_json()["words"]
+    assert [row["chars"] for row in rows] == [["c", "a", "f", "e\u0301"], [words[1]], [words[2]]]
+    assert [row["char_count"] for row in rows] == [4, 1, 1]
+    assert [row["token_count"] for row in rows] == [len(tiktoken_gpt2().encode_ordinary(word)) for word in words]
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
