@@ -45,10 +45,12 @@ def _view() -> type:
     return DeleteMergeView
 
 
-def _default_rank(context: LensContext | None) -> int:
+def _default_rank(context: LensContext | None, given: Mapping[str, Any]) -> int:
+    """The earliest merge the text uses (the given text, else the default one)."""
     if context is None or not context.model.merges:
         return 0
-    ids = context.tokenizer.encode_ordinary(DEFAULT_TEXT)
+    text = given.get("text")
+    ids = context.tokenizer.encode_ordinary(text if isinstance(text, str) else DEFAULT_TEXT)
     rank = earliest_merge_in(context.model, context.tokenizer.decode_tokens_bytes(ids))
     return 0 if rank is None else rank
 
@@ -63,7 +65,7 @@ LENS = LensSpec(
     description="Remove merge k and re-encode: ids shift, nothing complains",
     options=(
         LensOption("rank", "merge rank", "int", default=_default_rank, minimum=0, maximum=_last_rank,
-                   help="the merge to delete (default: the earliest one the text uses)"),
+                   help="the merge to delete (default: the earliest one the text uses)", default_reads=("text",)),
         LensOption("text", "text", "text", default=DEFAULT_TEXT, help="the text to re-encode"),
     ),
     compute=compute,

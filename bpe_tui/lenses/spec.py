@@ -74,7 +74,10 @@ class LensOption:
         label: a short name for the control.
         kind: ``"int"`` (a slider), ``"bool"`` (a toggle), ``"text"`` or ``"path"`` (a field; a path's
             empty value means the lens's bundled default).
-        default: the value when none is given, or a function of the context giving it.
+        default: the value when none is given, or a function of the context giving it (of the context and
+            the other options' given values, ``None`` where not given, when ``default_reads`` names them).
+        default_reads: the options whose given values a callable ``default`` reads (the delete-merge
+            lens's rank defaults to the earliest merge *the given text* uses).
         help: one line for ``--help`` and the pane.
         hint: a shorter line for the pane's field, where ``help`` would be cut at 80 columns (``help`` if empty).
         minimum, maximum: an int's bounds (inclusive); ``maximum`` may be a function of the context, or
@@ -91,13 +94,19 @@ class LensOption:
     minimum: int = 0
     maximum: int | Callable[[Any], int] | None = None
     step: int = 1
+    default_reads: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
-    def default_for(self, context: LensContext | None) -> Any:
-        return self.default(context) if callable(self.default) else self.default
+    def default_for(self, context: LensContext | None, given: Mapping[str, Any] | None = None) -> Any:
+        """The default for ``context``, given the values the user set (``given``) for ``default_reads``."""
+        if not callable(self.default):
+            return self.default
+        if self.default_reads:
+            return self.default(context, {name: (given or {}).get(name) for name in self.default_reads})
+        return self.default(context)
 
     def bounds(self, context: LensContext | None) -> tuple[int, int | None]:
         """An int option's ``(minimum, maximum)`` for ``context`` (maximum ``None``: unbounded)."""
@@ -176,7 +185,7 @@ class LensSpec:
             raise SettingsError(f"the {self.name} lens has no option {unknown[0]!r}")
         values: dict[str, Any] = {}
         for option in self.options:
-            value = given[option.name] if given.get(option.name) is not None else option.default_for(context)
+            value = given[option.name] if given.get(option.name) is not None else option.default_for(context, given)
             values[option.name] = option.checked(value, context)
         return values
 

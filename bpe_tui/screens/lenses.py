@@ -180,7 +180,7 @@ class LensesScreen(PaneScreen):
         for option in spec.options:
             value = given.get(option.name)
             if value is None:
-                value = option.default_for(context)
+                value = option.default_for(context, given)
             if option.kind == "int" and value is not None:
                 low, high = option.bounds(context)
                 value = max(low, value if high is None else min(high, value))

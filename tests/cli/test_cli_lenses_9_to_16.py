@@ -15,7 +15,7 @@ from core.model import BPEModel
 from core.reference import encode as reference_encode
 from core.reference import train as reference_train
 from tests.cli.cli_cases import assert_one_line_error
-from tests.core.encode.tokenizer_cases import tiktoken_gpt2
+from tests.core.encode.tokenizer_cases import gpt2_tokenizer, tiktoken_gpt2
 from tests.data_paths import SAMPLES
 
 
@@ -191,3 +191,11 @@ def test_delete_merge_rank_out_of_range_is_one_line(capsys: pytest.CaptureFixtur
 )
 def test_bad_options_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     assert_one_line_error(lens(capsys, args[0], toy_file(tmp_path), *args[1:]), needle)
+
+
+def test_delete_merges_default_rank_is_the_earliest_merge_the_given_text_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    # It was the earliest merge of the lens's own sentence (" the"), which "hello world" never uses.
+    data = lens_json(capsys, "delete-merge", "--text", "hello world")
+    made = [left + right for left, right in gpt2_tokenizer().model.merges]
+    assert data["rank"] == min(made.index(token) for token in (b"hello", b" world")) == made.index(b" world")
+    assert data["changed_tokens"] == 1 and data["tokens_after"] == ["hello", " wor", "ld"]

@@ -232,3 +232,23 @@ def test_lens_view_columns_line_up_in_cells_after_japanese(name: str, options: d
              if re.match(rows, line)]
     assert len(lines) >= 3
     assert len({cell_len(line[: line.rindex(column)]) for line in lines}) == 1, lines
+
+
+async def test_delete_merges_default_rank_follows_the_text_typed() -> None:
+    # The rank defaulted to the earliest merge of the lens's own sentence, whatever text was typed.
+    loaded = english_500()
+    app = make_app(session=session_with(loaded), start_mode="lenses")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_lenses(pilot)
+        for _ in range(LENSES.index(lens_named("delete-merge"))):
+            await pilot.press("down")
+        await ready(pilot)
+        await pilot.press("slash")
+        screen.query_one("#lens-field-text", Input).value = "running quickly"
+        await pilot.press("enter")
+        await ready(pilot)
+        result = screen.last_result
+        used = set(loaded.tokenizer.decode_tokens_bytes(loaded.tokenizer.encode("running quickly")))
+        made = [a + b for a, b in loaded.model.merges]
+        assert result.rank == min(made.index(token) for token in used if token in made)
+        assert result.changed_tokens >= 1
