@@ -24,7 +24,7 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> NumberTokens:
         raise SettingsError("give --numbers as whole numbers separated by spaces, e.g. --numbers '42 1987 31415'")
     if any(len(word) > LONGEST_EXAMPLE for word in words):  # int() refuses more than 4,300 digits
         raise SettingsError(f"give --numbers of at most {LONGEST_EXAMPLE} digits each, e.g. --numbers '42 1987 31415'")
-    return number_tokens(context.tokenizer, examples=[int(word) for word in words])
+    return number_tokens(context.tokenizer, examples=words)  # as written: "007" is not "7" to a tokenizer
 
 
 def grid_lines(result: NumberTokens) -> list[str]:
@@ -42,7 +42,7 @@ def render_text(result: NumberTokens) -> str:
     pieces = ", ".join(f"{name} {count}" for name, count in result.single_piece.items())
     lines += ["", f"one piece under a digit-grouping pre-tokeniser: {pieces}"]
     for example in result.examples:
-        lines.append(f"  {example.number:>9}  {counted(example.encoded.count, 'token')} {tokens_line(example.encoded.tokens)}")
+        lines.append(f"  {example.encoded.text:>9}  {counted(example.encoded.count, 'token')} {tokens_line(example.encoded.tokens)}")
         for name, groups in example.groups.items():
             lines.append(f"  {'':>9}  {name:<8} {' '.join(groups)}  ({counted(example.grouped_tokens[name], 'token')})")
     return "\n".join(lines)

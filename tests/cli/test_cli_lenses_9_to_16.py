@@ -199,3 +199,14 @@ def test_delete_merges_default_rank_is_the_earliest_merge_the_given_text_uses(ca
     made = [left + right for left, right in gpt2_tokenizer().model.merges]
     assert data["rank"] == min(made.index(token) for token in (b"hello", b" world")) == made.index(b" world")
     assert data["changed_tokens"] == 1 and data["tokens_after"] == ["hello", " wor", "ld"]
+
+
+def test_numbers_split_as_written_leading_zeros_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    # "007" was read as 7 and shown split as "7": a tokenizer sees other bytes.
+    data = lens_json(capsys, "numbers", "--numbers", "007 0420")
+    reference = tiktoken_gpt2()
+    assert [(e["number"], e["written"], e["ids"]) for e in data["examples"]] == [
+        (7, "007", reference.encode("007")), (420, "0420", reference.encode("0420"))]
+    assert data["examples"][1]["groups"] == {"digits": ["0", "4", "2", "0"], "triples": ["042", "0"]}
+    code, out, _ = lens(capsys, "numbers", "--numbers", "007")
+    assert "      007  " in out

@@ -30,7 +30,7 @@ class NumbersView(LensView):
         for example in result.examples:
             lines.append(
                 Content.assemble(
-                    (f"{example.number:>9} ", "bold"), token_row(example.encoded.ids, example.encoded.tokens)
+                    (f"{example.encoded.text:>9} ", "bold"), token_row(example.encoded.ids, example.encoded.tokens)
                 )
             )
             for name, groups in example.groups.items():

@@ -41,7 +41,7 @@ class NumberSplit:
 
     Attributes:
         number: the number.
-        encoded: the number, written plainly, encoded by the tokenizer.
+        encoded: the number as written (leading zeros kept: ``007`` is not ``7`` to a tokenizer), encoded.
         groups: grouping name -> the pieces it cuts the number into (before any merge).
         grouped_tokens: grouping name -> the tokens the tokenizer gives when each piece is encoded alone,
             as it would be behind that pre-tokeniser.
@@ -55,6 +55,7 @@ class NumberSplit:
     def to_json(self) -> dict[str, Any]:
         return {
             "number": self.number,
+            "written": self.encoded.text,
             "tokens": self.encoded.to_json()["tokens"],
             "ids": list(self.encoded.ids),
             "groups": {name: list(pieces) for name, pieces in self.groups.items()},
@@ -95,24 +96,26 @@ class NumberTokens:
         }
 
 
-def split_number(tokenizer: Tokenizer, number: int) -> NumberSplit:
-    """How ``tokenizer`` and each digit grouping split ``number``.
+def split_number(tokenizer: Tokenizer, number: int | str) -> NumberSplit:
+    """How ``tokenizer`` and each digit grouping split ``number`` (an int, or its digits as written).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"12"}
     >>> split = split_number(Tokenizer(vocab, [(b"1", b"2")]), 1212)
     >>> split.encoded.tokens, split.groups["triples"], split.grouped_tokens
     ((b'12', b'12'), ('121', '2'), {'digits': 4, 'triples': 3})
     """
-    written = str(number)
+    written = number if isinstance(number, str) else str(number)
     groups = {name: tuple(digit_groups(written, size)) for name, size in GROUPINGS.items()}
     grouped = {name: sum(len(tokenizer.encode_ordinary(piece)) for piece in pieces) for name, pieces in groups.items()}
-    return NumberSplit(number=number, encoded=encode_text(tokenizer, written), groups=groups, grouped_tokens=grouped)
+    return NumberSplit(number=int(written), encoded=encode_text(tokenizer, written), groups=groups, grouped_tokens=grouped)
 
 
 def number_tokens(
-    tokenizer: Tokenizer, *, limit: int = 1000, examples: tuple[int, ...] | list[int] = DEFAULT_EXAMPLES
+    tokenizer: Tokenizer, *, limit: int = 1000, examples: tuple[int | str, ...] | list[int | str] = DEFAULT_EXAMPLES
 ) -> NumberTokens:
     """Which integers ``0 .. limit - 1`` ``tokenizer`` encodes as one token, and how numbers split.
+
+    ``examples`` are ints or strings of ASCII digits, split as written (``"007"`` keeps its zeros).
 
     Raises:
         SettingsError: ``limit`` is not a whole number from 1 to 1,000,000, or an example is negative.
@@ -126,7 +129,8 @@ def number_tokens(
     """
     if type(limit) is not int or not 1 <= limit <= 1_000_000:
         raise SettingsError(f"the numbers lens counts up to a limit from 1 to 1000000, got {limit!r:.40}")
-    if any(type(number) is not int or number < 0 for number in examples):
+    if not all((type(number) is int and number >= 0) or (isinstance(number, str) and number.isascii() and number.isdigit())
+               for number in examples):
         raise SettingsError("example numbers must be whole numbers of at least 0")
     counts = tuple(len(tokenizer.encode_ordinary(str(number))) for number in range(limit))
     single_piece = {
