@@ -11,7 +11,7 @@ from bpe_tui.lenses.corpus_files import read_corpus
 from bpe_tui.lenses.pairs import corpus_option
 from bpe_tui.lenses.shown import tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
-from core.analysis.lenses.unigram import RANK_DEPTH, UnigramResult, token_counts, unigram
+from core.analysis.lenses.unigram import RANK_DEPTH, UnigramResult, check_word, token_counts, unigram
 
 DEFAULT_WORD = " tokenization"
 CORPUS_SAMPLES = ("english", "japanese", "mixed")
@@ -19,6 +19,7 @@ CORPUS_SAMPLES = ("english", "japanese", "mixed")
 
 
 def compute(context: LensContext, options: Mapping[str, Any]) -> UnigramResult:
+    check_word(options["word"])  # before counting the corpus
     if options["corpus"]:
         texts = [read_corpus(Path(options["corpus"]))]
     else:

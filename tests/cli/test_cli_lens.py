@@ -101,6 +101,13 @@ def test_replay_refuses_a_text_too_long_to_show_step_by_step(capsys: pytest.Capt
     assert code == 0 and json.loads(out)["ids"] == tiktoken_gpt2().encode("あ" * 333)
 
 
+def test_unigram_refuses_a_text_too_long_for_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    # The k-best table keeps 200 cuts at every byte: 10 KB took 12 s and 350 MB, a pasted page gigabytes.
+    assert_one_line_error(lens(capsys, "unigram", "--word", "あ" * 334), "at most 1,000 bytes", "not 1,002")
+    code, out, _ = lens(capsys, "unigram", "--word", "あ" * 333, "--top", "1", "--json")
+    assert code == 0 and json.loads(out)["bpe"]["tokens"] == [tiktoken_gpt2().decode([i]) for i in tiktoken_gpt2().encode("あ" * 333)]
+
+
 def test_vocab_text_and_json_on_a_small_tokenizer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     model = small_model()
     path = tokenizer_file(tmp_path)

@@ -21,7 +21,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.encode.tokenizer import Tokenizer, replace_surrogates
+from core.errors import SettingsError
 from core.model import BPEModel
+
+MAX_WORD_BYTES = 1_000
+"""The longest word :func:`unigram` takes: the k-best table keeps :data:`RANK_DEPTH` cuts at every byte,
+so 10 KB took 12 s and 350 MB, and a pasted page gigabytes."""
+
+
+def check_word(word: str) -> None:
+    """Refuse a word longer than :data:`MAX_WORD_BYTES` in UTF-8 (a :class:`SettingsError` naming the limit).
+
+    >>> check_word("a" * 1000); check_word("a" * 1001)
+    Traceback (most recent call last):
+    core.errors.SettingsError: the unigram lens segments one word: give at most 1,000 bytes, not 1,001
+    """
+    size = len(replace_surrogates(word).encode("utf-8"))
+    if size > MAX_WORD_BYTES:
+        raise SettingsError(f"the unigram lens segments one word: give at most {MAX_WORD_BYTES:,} bytes, not {size:,}")
+
 
 RANK_DEPTH = 200
 """How deep the search for BPE's rank goes: beyond it the rank is reported as unknown (``None``)."""
@@ -154,11 +172,15 @@ def unigram(model: BPEModel, word: str, counts: Mapping[bytes, int], top: int = 
             tokenizer: Tokenizer | None = None) -> UnigramResult:
     """Segmentations of ``word`` ranked under the unigram model of ``counts`` (token bytes -> frequency).
 
+    Raises:
+        SettingsError: ``word`` is longer than :data:`MAX_WORD_BYTES` in UTF-8.
+
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> result = unigram(BPEModel(vocab, [(b"a", b"b")]), "abab", {b"ab": 5, b"a": 1, b"b": 1})
     >>> result.count, [s.tokens for s in result.segmentations][:2], result.bpe_rank
     (4, [(b'ab', b'ab'), (b'a', b'b', b'ab')], 1)
     """
+    check_word(word)
     tokenizer = tokenizer if tokenizer is not None else Tokenizer.from_model(model)
     word = replace_surrogates(word)
     scores = UnigramModel.build(model, counts)
