@@ -18,6 +18,16 @@ def quoted(token: bytes | str) -> str:
     return escape_token(token, glyphs=False, quote=True)
 
 
+def shown_word(word: str) -> str:
+    """A word the user typed, unquoted, with control and invisible characters escaped so that none of
+    them reaches the terminal (an escape sequence, a right-to-left override).
+
+    >>> shown_word("caf\\u00e9"), shown_word("a\\x1b[31m\\u202e")
+    ('café', 'a\\\\x1b[31m\\\\u202e')
+    """
+    return escape_token(word, glyphs=False)
+
+
 def tokens_line(tokens: Iterable[bytes | str]) -> str:
     """Tokens side by side, each quoted."""
     return " ".join(quoted(token) for token in tokens)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bpe_tui.lenses.shown import tokens_line
+from bpe_tui.lenses.shown import shown_word, tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from bpe_tui.text import cell_width, counted, pad_cells
 from core.analysis.lenses.spelling import DEFAULT_WORDS, Spelling, spelling
@@ -16,11 +16,11 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> Spelling:
 
 
 def render_text(result: Spelling) -> str:
-    width = max(cell_width(row.word) for row in result.words)
+    width = max(cell_width(shown_word(row.word)) for row in result.words)
     lines = ["each word after a space, as inside a sentence" if result.leading_space else "each word on its own"]
     for row in result.words:
         lines.append(
-            f"  {pad_cells(row.word, width)}  {counted(len(row.chars), 'character'):>13} -> {counted(row.encoded.count, 'token')}  "
+            f"  {pad_cells(shown_word(row.word), width)}  {counted(len(row.chars), 'character'):>13} -> {counted(row.encoded.count, 'token')}  "
             f"{tokens_line(row.encoded.tokens)}"
         )
     return "\n".join(lines)

@@ -4,6 +4,7 @@ checked against tiktoken's GPT-2, the plain reference trainer and a toy tokenize
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,21 @@ def test_numbers_split_as_written_leading_zeros_kept(capsys: pytest.CaptureFixtu
     assert data["examples"][1]["groups"] == {"digits": ["0", "4", "2", "0"], "triples": ["042", "0"]}
     code, out, _ = lens(capsys, "numbers", "--numbers", "007")
     assert "      007  " in out
+
+
+NASTY_WORD = "a\x1b[2J\u202eb\u009b31m"
+"""A word holding an escape sequence (clear screen), a right-to-left override and a C1 control."""
+
+
+@pytest.mark.parametrize("args", [
+    ("slider", "--text"), ("fragments", "--text"), ("longest-match", "--text"), ("bytes", "--text"),
+    ("delete-merge", "--text"), ("replay", "--word"), ("unigram", "--word"), ("case", "--word"),
+    ("spelling", "--words"), ("whitespace", "--words"),
+])
+def test_a_text_with_terminal_controls_is_shown_escaped(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                        args: tuple[str, str]) -> None:
+    # The spelling lens printed each word as typed: the escape sequence cleared the terminal.
+    value = NASTY_WORD + " b" if args[0] == "whitespace" else NASTY_WORD
+    code, out, err = lens(capsys, args[0], toy_file(tmp_path), args[1], value)
+    assert (code, err) == (0, "")
+    assert [ch for ch in out if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf")] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from bpe_tui.lenses.shown import shown_word
 from bpe_tui.lenses.views.base import LensView, dim, heading, token_row
 from bpe_tui.text import counted
 from core.analysis.lenses.spelling import Spelling
@@ -18,8 +19,8 @@ class SpellingView(LensView):
         for row in result.words:
             lines += [
                 Content(""),
-                Content.assemble((row.word, "bold"), dim(f"  {counted(len(row.chars), 'letter')} → {counted(row.encoded.count, 'token')}")),
-                Content.assemble(dim("  "), " ".join(row.chars)),
+                Content.assemble((shown_word(row.word), "bold"), dim(f"  {counted(len(row.chars), 'letter')} → {counted(row.encoded.count, 'token')}")),
+                Content.assemble(dim("  "), " ".join(shown_word(char) for char in row.chars)),
                 Content.assemble(dim("  "), token_row(row.encoded.ids, row.encoded.tokens, show_ids=True)),
             ]
         return Content("\n").join(lines)
