@@ -129,8 +129,12 @@ def number_tokens(
     """
     if type(limit) is not int or not 1 <= limit <= 1_000_000:
         raise SettingsError(f"the numbers lens counts up to a limit from 1 to 1000000, got {limit!r:.40}")
-    if not all((type(number) is int and number >= 0) or (isinstance(number, str) and number.isascii() and number.isdigit())
-               for number in examples):
+    def whole(number: object) -> bool:
+        if isinstance(number, str):
+            return number.isascii() and number.isdigit()
+        return type(number) is int and number >= 0
+
+    if not all(map(whole, examples)):
         raise SettingsError("example numbers must be whole numbers of at least 0")
     counts = tuple(len(tokenizer.encode_ordinary(str(number))) for number in range(limit))
     single_piece = {

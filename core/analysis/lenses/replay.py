@@ -78,7 +78,9 @@ def start_tokens(tables: ModelTables, fragment: Fragment) -> list[bytes]:
     return initial_tokens(fragment.text, tables.ids, tables.model.base)
 
 
-def merge_fragment(data: bytes | list[bytes], ranks: dict[tuple[bytes, bytes], int], limit: int | None = None) -> list[tuple[int, int, list[bytes]]]:
+def merge_fragment(
+    data: bytes | list[bytes], ranks: dict[tuple[bytes, bytes], int], limit: int | None = None
+) -> list[tuple[int, int, list[bytes]]]:
     """Each merge BPE makes on one fragment: ``(rank, position, tokens after)``, in order.
 
     ``data`` is the fragment's bytes, or the tokens it starts from (:func:`start_tokens`). Only merges of
@@ -107,7 +109,9 @@ def merge_fragment(data: bytes | list[bytes], ranks: dict[tuple[bytes, bytes], i
     return made
 
 
-def merge_run(start: list[bytes], ranks: dict[tuple[bytes, bytes], int], limit: int | None = None) -> tuple[list[bytes], list[int]]:
+def merge_run(
+    start: list[bytes], ranks: dict[tuple[bytes, bytes], int], limit: int | None = None
+) -> tuple[list[bytes], list[int]]:
     """The tokens one fragment ends with, and the rank of each merge made, in order: :func:`merge_fragment`'s
     merges, found with a heap of adjacent pairs over linked tokens instead of a scan of the fragment per
     merge, so a fragment of thousands of bytes (a long number, a run of letters) takes milliseconds.
