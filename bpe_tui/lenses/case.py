@@ -17,7 +17,8 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> CaseVariants:
 
 def render_text(result: CaseVariants) -> str:
     width = max(len(quoted(variant.text)) for variant in result.variants)
-    lines = [f"{result.word!r}: four forms, {result.distinct_ids} different ids between them"]
+    forms = "four forms" if result.form_count == 4 else f"{result.form_count} forms (it has no capital letter)"
+    lines = [f"{result.word!r}: {forms}, {result.distinct_ids} different ids between them"]
     for variant in result.variants:
         lines.append(
             f"  {quoted(variant.text):<{width}}  {counted(variant.count, 'token'):<9} "

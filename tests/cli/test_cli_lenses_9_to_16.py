@@ -229,3 +229,12 @@ def test_a_text_with_terminal_controls_is_shown_escaped(capsys: pytest.CaptureFi
     code, out, err = lens(capsys, args[0], toy_file(tmp_path), args[1], value)
     assert (code, err) == (0, "")
     assert [ch for ch in out if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf")] == []
+
+
+def test_case_of_a_word_without_capitals_says_two_forms(capsys: pytest.CaptureFixture[str]) -> None:
+    # "four forms" was claimed where " Word" is " word" and "Word" is "word": two rows were the same.
+    code, out, err = lens(capsys, "case", "--word", "日本")
+    ids = {i for text in (" 日本", "日本") for i in tiktoken_gpt2().encode(text)}
+    assert out.splitlines()[0] == f"'日本': 2 forms (it has no capital letter), {len(ids)} different ids between them"
+    code, out, err = lens(capsys, "case", "--word", "hello")
+    assert out.splitlines()[0].startswith("'hello': four forms, ")

@@ -14,7 +14,10 @@ class CaseView(LensView):
 
     def render_result(self, result: CaseVariants) -> Content:
         width = max(len(quoted(variant.text)) for variant in result.variants)
-        lines = [Content.assemble(heading(f"{result.distinct_ids}"), " different ids for four forms of one word"), Content("")]
+        forms = "four forms" if result.form_count == 4 else f"{result.form_count} forms"
+        note = dim("  (it has no capital letter)") if result.form_count < 4 else ""
+        lines = [Content.assemble(heading(f"{result.distinct_ids}"), f" different ids for {forms} of one word", note),
+                 Content("")]
         for variant in result.variants:
             lines.append(
                 Content.assemble(

@@ -42,6 +42,16 @@ class CaseVariants:
     variants: tuple[EncodedText, ...]
 
     @property
+    def form_count(self) -> int:
+        """How many different forms the four are: 2 when capitalising the word changes nothing (an emoji,
+        ``日本``), where `` Word`` is `` word`` and ``Word`` is ``word``.
+
+        >>> CaseVariants("日本", tuple(EncodedText(t, (), ()) for t in case_forms("日本"))).form_count
+        2
+        """
+        return len({variant.text for variant in self.variants})
+
+    @property
     def distinct_ids(self) -> int:
         """How many different ids the four forms use between them."""
         return len({token_id for variant in self.variants for token_id in variant.ids})
