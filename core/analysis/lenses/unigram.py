@@ -69,7 +69,9 @@ class UnigramResult:
         count: how many segmentations into vocabulary tokens it has (by dynamic programming).
         segmentations: the best ones, best first (at most the ``top`` asked for).
         bpe: BPE's segmentation, scored the same way.
-        bpe_rank: BPE's place among all segmentations (1 = best), ``None`` beyond :data:`RANK_DEPTH`.
+        bpe_rank: BPE's place among all segmentations, 1 + how many are more probable (so tied
+            segmentations share a place), ``None`` beyond :data:`RANK_DEPTH`.
+        bpe_ties: how many other segmentations among the best :data:`RANK_DEPTH` are exactly as probable.
         corpus_tokens: how many tokens the corpus the probabilities come from had (N).
     """
 
@@ -79,16 +81,22 @@ class UnigramResult:
     bpe: Segmentation
     bpe_rank: int | None
     corpus_tokens: int
+    bpe_ties: int = 0
 
     @property
     def rank_text(self) -> str:
-        """BPE's rank in words: ``#3``, or ``below the best 200``."""
-        return f"#{self.bpe_rank}" if self.bpe_rank is not None else f"below the best {RANK_DEPTH}"
+        """BPE's rank in words: ``#3``, ``#1, tied with 2 others``, or ``below the best 200``."""
+        if self.bpe_rank is None:
+            return f"below the best {RANK_DEPTH}"
+        if self.bpe_ties:
+            return f"#{self.bpe_rank}, tied with {self.bpe_ties} other{'s' if self.bpe_ties > 1 else ''}"
+        return f"#{self.bpe_rank}"
 
     def to_json(self) -> dict[str, Any]:
         return {"word": self.word, "count": self.count,
                 "segmentations": [s.to_json() for s in self.segmentations],
-                "bpe": self.bpe.to_json() | {"rank": self.bpe_rank}, "corpus_tokens": self.corpus_tokens}
+                "bpe": self.bpe.to_json() | {"rank": self.bpe_rank, "tied": self.bpe_ties},
+                "corpus_tokens": self.corpus_tokens}
 
 
 def token_counts(tokenizer: Tokenizer, texts: Iterable[str]) -> Counter[bytes]:
@@ -190,6 +198,10 @@ def unigram(model: BPEModel, word: str, counts: Mapping[bytes, int], top: int = 
     bpe_tokens = tuple(tokenizer.decode_tokens_bytes(tokenizer.encode_ordinary(word)))
     bpe = Segmentation(bpe_tokens, scores.score(bpe_tokens))
     ranked = best_segmentations(data, scores.logprobs, longest, max(top, RANK_DEPTH))
-    rank = next((i + 1 for i, s in enumerate(ranked) if s.tokens == bpe_tokens), None)
-    return UnigramResult(word, total, tuple(ranked[:top]), bpe, rank, scores.corpus_tokens)
+    rank, ties = None, 0
+    if any(s.tokens == bpe_tokens for s in ranked):
+        # Sums of the same logs in another order can differ in the last bits: equal within 1e-9 is a tie.
+        rank = 1 + sum(1 for s in ranked if s.logprob > bpe.logprob + 1e-9)
+        ties = sum(1 for s in ranked if abs(s.logprob - bpe.logprob) <= 1e-9 and s.tokens != bpe_tokens)
+    return UnigramResult(word, total, tuple(ranked[:top]), bpe, rank, scores.corpus_tokens, ties)
 
