@@ -13,10 +13,14 @@ Hence two rules for core:
   delivers them to the main thread, whose wait returns at once;
 - core's waits on worker processes wake every :data:`WAKE_SECONDS`, so that a signal taken by a thread
   core did not start (a library's) still raises within that time.
+
+And SIGTERM and SIGHUP, once a command takes them (:func:`raise_on_termination`), raise
+:class:`Terminated`, a KeyboardInterrupt: every clean-up written for Ctrl-C runs for them too.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 
@@ -54,3 +58,62 @@ def start_deaf_to_signals(thread: threading.Thread) -> None:
         thread.start()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+TERMINATING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that ask a process to end (``kill``, ``timeout``, a closed terminal), handled as Ctrl-C is."""
+
+
+class Terminated(KeyboardInterrupt):
+    """A terminating signal (SIGTERM, SIGHUP) raised as Ctrl-C is, so that whatever cleans up after Ctrl-C
+    (temporaries removed, workers stopped) cleans up after it too.
+
+    Left to its default action, SIGTERM ended the process on the spot, leaving every temporary beside
+    the output and ``--events`` half-written.
+
+    >>> Terminated(signal.SIGTERM).name, Terminated(signal.SIGTERM).status
+    ('SIGTERM', 143)
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """The signal's name, as ``kill -l`` prints it with ``SIG``."""
+        return signal.Signals(self.signum).name
+
+    @property
+    def status(self) -> int:
+        """The exit status shells give a process the signal ended: 128 + its number."""
+        return 128 + self.signum
+
+
+def raise_on_termination() -> list[int]:
+    """From now on, :data:`TERMINATING_SIGNALS` raise :class:`Terminated` in this process's main thread.
+
+    Only the signals left to their default action are taken (one ignored, as ``nohup`` ignores SIGHUP,
+    stays ignored); returns those. A process forked from this one after the call gets the default action
+    back when the signal comes, so that a worker that did not set its own still just ends.
+    """
+    main_pid = os.getpid()
+
+    def terminate(signum: int, frame: object) -> None:
+        if os.getpid() != main_pid:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated(signum)
+
+    taken = []
+    for signum in TERMINATING_SIGNALS:
+        try:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                signal.signal(signum, terminate)
+                taken.append(signum)
+        except ValueError:  # not the main thread: signals are not ours to handle
+            break
+    return taken

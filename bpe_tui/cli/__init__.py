@@ -5,7 +5,7 @@ Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and 
 argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,
 as a last resort, an OSError on some path (``verify`` alone says "no" with status 1: the files were
 read, and do not belong together). Ctrl-C ends in one line and exit status 130, saying what was
-written (:mod:`bpe_tui.cli.outputs`). Every line is escaped before it is printed: messages quote paths
+written (:mod:`bpe_tui.cli.outputs`); SIGTERM and SIGHUP the same way, with status 143 and 129. Every line is escaped before it is printed: messages quote paths
 and file contents, and a control character in them must not reach the terminal.
 """
 
@@ -99,8 +99,8 @@ def execute(command: Command) -> int:
         shown = error.with_option if isinstance(error, MissingHalfError) and command.name in MERGES_OPTION else error
         say(f"{prefix}: error: {shown}{outputs.after_error()}")
         return 2
-    except KeyboardInterrupt:
-        code, line = outputs.interrupted()
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM and SIGHUP (core.signals.Terminated)
+        code, line = outputs.interrupted(interrupt)
         say(f"{prefix}: {line}")
         return code
     except BrokenPipeError:

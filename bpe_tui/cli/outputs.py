@@ -29,6 +29,7 @@ from typing import Any
 
 from core.output_errors import OutputError, describe_write_error
 from core.errors import SettingsError
+from core.signals import TERMINATING_SIGNALS, Terminated
 from core.input_files import file_kind, shown_path
 
 
@@ -73,6 +74,15 @@ class Output:
         return shown_path(self.path)
 
 
+def _signal_words(signum: int) -> tuple[str, str]:
+    """What to call ``signum`` when it came, and what it did: ``("Ctrl-C", "interrupted")`` for SIGINT,
+    ``("SIGTERM", "terminated (SIGTERM)")`` for a terminating signal."""
+    if signum == signal.SIGINT:
+        return "Ctrl-C", "interrupted"
+    name = signal.Signals(signum).name
+    return name, f"terminated ({name})"
+
+
 def _names(outputs: list[Output]) -> str:
     return ", ".join(output.shown() for output in outputs)
 
@@ -97,8 +107,9 @@ class Outputs:
         self.outputs: list[Output] = []
         self.held_interrupt = False
         """Ctrl-C came while saving and waited for saving to end (see :meth:`hold`)."""
-        self._previous: Any = None  # the SIGINT handler before holding
-        self._holding: Any = None  # the one while holding
+        self.held_signal: int = signal.SIGINT
+        """Which signal that was (SIGTERM waits as Ctrl-C does)."""
+        self._held: dict[int, tuple[Any, Any]] = {}  # signal: (its handler before holding, the one while holding)
 
     # ------------------------------------------------------------------------------------------- checks
 
@@ -176,32 +187,37 @@ class Outputs:
         try:
             yield
         finally:
-            # Unless another handler has been put back meanwhile: then the hold is over already.
-            if self._holding is not None and signal.getsignal(signal.SIGINT) is self._holding:
-                signal.signal(signal.SIGINT, self._previous)
-            self._previous = self._holding = None
+            for signum, (previous, holding) in self._held.items():
+                # Unless another handler has been put back meanwhile: then the hold is over already.
+                if signal.getsignal(signum) is holding:
+                    signal.signal(signum, previous)
+            self._held = {}
 
     def hold(self) -> None:
         """From now until the :meth:`saving` block ends, a Ctrl-C waits (noted in :attr:`held_interrupt`).
 
         Saving takes a moment, and cut in two it would leave one output new and another old. A second
-        Ctrl-C does not wait. Where Ctrl-C is not Python's to handle (ignored, or not the main thread),
-        nothing changes.
+        Ctrl-C does not wait. SIGTERM and SIGHUP, which the command handles as Ctrl-C, wait the same way.
+        Where a signal is not Python's to handle (ignored, or not the main thread), nothing changes.
         """
-        previous = signal.getsignal(signal.SIGINT)
-        if not callable(previous) or self._holding is not None:
+        if self._held:
             return
+        for signum in (signal.SIGINT, *TERMINATING_SIGNALS):
+            previous = signal.getsignal(signum)
+            if not callable(previous):
+                continue
 
-        def wait(signum: int, frame: FrameType | None) -> None:
-            if self.held_interrupt:
-                previous(signum, frame)
-            self.held_interrupt = True
+            def wait(signum: int, frame: FrameType | None, previous: Any = previous) -> None:
+                if self.held_interrupt:
+                    previous(signum, frame)
+                self.held_interrupt = True
+                self.held_signal = signum
 
-        try:
-            signal.signal(signal.SIGINT, wait)
-        except ValueError:  # not the main thread
-            return
-        self._previous, self._holding = previous, wait
+            try:
+                signal.signal(signum, wait)
+            except ValueError:  # not the main thread
+                return
+            self._held[signum] = (previous, wait)
 
     # ------------------------------------------------------------------------------------ afterwards
 
@@ -209,28 +225,36 @@ class Outputs:
         """The outputs a new file has been renamed into place at since the check."""
         return [output for output in self.outputs if output.written]
 
-    def complete_note(self) -> str:
-        """After a Ctrl-C that came too late to stop anything: which files are complete."""
+    def complete_note(self, signum: int | None = None) -> str:
+        """After a Ctrl-C (or ``signum``, default the one held) that came too late to stop anything: which
+        files are complete."""
         written = self.written()
         verb = "is" if len(written) == 1 else "are"
-        return f"note: Ctrl-C came once saving had begun; {_names(written)} {verb} complete"
+        what = _signal_words(self.held_signal if signum is None else signum)[0]
+        return f"note: {what} came once saving had begun; {_names(written)} {verb} complete"
 
-    def interrupted(self) -> tuple[int, str]:
-        """The exit status and the line for a command that Ctrl-C ended: 0 if all it had to write is there.
+    def interrupted(self, interrupt: KeyboardInterrupt | None = None) -> tuple[int, str]:
+        """The exit status and the line for a command that Ctrl-C (or the signal ``interrupt`` names, a
+        :class:`~core.signals.Terminated`) ended: 0 if all it had to write is there.
 
         >>> Outputs("encode").interrupted()
         (130, 'interrupted')
+        >>> import signal; from core.signals import Terminated
+        >>> Outputs("encode").interrupted(Terminated(signal.SIGTERM))
+        (143, 'terminated (SIGTERM)')
         """
+        signum = interrupt.signum if isinstance(interrupt, Terminated) else signal.SIGINT
+        status, done = 128 + signum, _signal_words(signum)[1]
         if not self.outputs:
-            return 130, "interrupted"  # encode and inspect write no files (their output may be cut short)
+            return status, done  # encode and inspect write no files (their output may be cut short)
         written = self.written()
         if not written:
-            return 130, "interrupted; nothing was written"
+            return status, f"{done}; nothing was written"
         if len(written) == len(self.outputs):
-            return 0, self.complete_note()
+            return 0, self.complete_note(signum)
         missing = [output for output in self.outputs if output not in written]
         verb = "is" if len(written) == 1 else "are"
-        return 130, f"interrupted; {_names(written)} {verb} complete, {_names(missing)} not written"
+        return status, f"{done}; {_names(written)} {verb} complete, {_names(missing)} not written"
 
     def after_error(self) -> str:
         """What an error line adds when some outputs had been saved before it (empty when none had)."""

@@ -39,8 +39,11 @@ def ignore_interrupts() -> None:
     """In a worker process: leave Ctrl-C to the parent, which cancels the run and stops its workers.
 
     A terminal sends SIGINT to the whole process group; without this every worker would print a traceback.
+    SIGTERM gets its default action back (the parent may have made it raise, as Ctrl-C does): a worker
+    has nothing to clean up, so it just ends, and the parent, told too, stops the rest.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _send(fd: int, message: Any) -> None:

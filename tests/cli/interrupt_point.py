@@ -5,9 +5,10 @@
 Every process that reaches POINT makes a file in FOLDER, ``main`` or ``worker-<pid>``, and waits there.
 (Files, not lines on stderr: a line printed by one process can be cut in two by another's, so the
 command's own output stays as it would be.) A worker waits until it is stopped. The main process waits
-until a SIGINT has been handled: if the command's handler raised KeyboardInterrupt, that goes on from
-here; if the handler only noted it (Ctrl-C waits while a command saves), the command goes on from here,
-as it would had the signal come at this moment. The points:
+until a SIGINT (or a SIGTERM or SIGHUP, which the command handles as Ctrl-C) has been handled: if the
+command's handler raised KeyboardInterrupt, that goes on from here; if the handler only noted it (Ctrl-C
+waits while a command saves), the command goes on from here, as it would had the signal come at this
+moment. A signal left to its default action ends the process as it would anyway. The points:
 
 * ``importing``: while ``bpe_tui.cli`` is being imported, before any argument is parsed;
 * ``parsing``: while the command's arguments are parsed;
@@ -44,21 +45,23 @@ def wait_here(point: str) -> None:
         time.sleep(3600)  # workers ignore SIGINT; the main process stops them
         return
     handled: list[int] = []
-    handler = signal.getsignal(signal.SIGINT)
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
     def noted(signum, frame):
         handled.append(signum)
-        handler(signum, frame)
+        handlers[signum](signum, frame)
 
-    if callable(handler):
-        signal.signal(signal.SIGINT, noted)
+    for signum, handler in handlers.items():
+        if callable(handler):
+            signal.signal(signum, noted)
     (FOLDER / name).touch()  # only now: the test may send SIGINT as soon as it sees the file
     try:
         while not handled:
             time.sleep(0.005)  # polls for an event, does not wait for time to pass
     finally:
-        if signal.getsignal(signal.SIGINT) is noted:
-            signal.signal(signal.SIGINT, handler)
+        for signum, handler in handlers.items():
+            if signal.getsignal(signum) is noted:
+                signal.signal(signum, handler)
 
 
 class _WaitWhileImporting(importlib.abc.MetaPathFinder):

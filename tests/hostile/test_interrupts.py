@@ -12,6 +12,8 @@ no process of the command is left running. The states, as the README's "Guarante
   sidecar are written, before their renames): the command finishes, says the files are complete, and
   exits 0.
 
+SIGTERM (``kill``, ``timeout``) leaves the same states, with status 143 and ``terminated (SIGTERM)``.
+
 ``kill -9`` cannot be caught: it leaves temporaries, and the next run to the same output removes them.
 """
 
@@ -31,6 +33,7 @@ from bpe_tui.cli.outputs import Outputs
 from core.encode.tokenizer import Tokenizer
 from core.export.verify import verify_ids
 from core.formats import load_tokenizer
+from core.signals import Terminated, raise_on_termination
 from tests.core.corpus.corpus_cases import sample_documents, write_shard
 from tests.hostile.hostile_cases import (
     ENGLISH,
@@ -143,26 +146,48 @@ def _inputs(folder: Path, command: str) -> None:
 
 @pytest.mark.parametrize("name", list(STOPS))
 def test_ctrl_c_at_each_point_leaves_a_known_state(name: str, tmp_path: Path) -> None:
-    stop = STOPS[name]
+    _stop_and_check(STOPS[name], signal.SIGINT, tmp_path)
+
+
+TERMINATED = [
+    "train: parsing", "train: reading", "train: merging", "train: before the tokenizer's rename",
+    "export: exporting, in both processes", "export: before the array's rename",
+    "export shards: encoding, in both workers", "export --per-shard: encoding, in both workers",
+    "export --per-shard: before the folder's rename", "convert gpt2: before the folder's rename",
+    "convert hf: before the rename", "encode: parsing",
+]
+
+
+@pytest.mark.parametrize("name", TERMINATED)
+def test_sigterm_at_each_point_cleans_up_as_ctrl_c_does(name: str, tmp_path: Path) -> None:
+    """``kill``, ``timeout`` and a closing session send SIGTERM; left to its default action it ended the
+    command on the spot, its temporaries (an export's parts, a half-written events file) left behind."""
+    _stop_and_check(STOPS[name], signal.SIGTERM, tmp_path)
+
+
+def _stop_and_check(stop: Stop, signum: int, tmp_path: Path) -> None:
     argv = stop.command(tmp_path)
     command = str(argv[0])
     _inputs(tmp_path, command)
     inputs = everything(tmp_path)
     run = WaitingCommand(tmp_path.parent / f"{tmp_path.name}-marks", stop.point, *argv, cwd=tmp_path)
     run.wait(stop.processes)
-    run.signal(signal.SIGINT)
+    run.signal(signum)
     code, out, err = run.finish()
     run.no_process_left()
 
-    assert code == stop.code, err
+    terminated = signum != signal.SIGINT
+    done = "terminated (SIGTERM)" if terminated else "interrupted"
+    assert code == (stop.code and 128 + signum), err
     assert "Traceback" not in err
     last = err.splitlines()[-1]
     if stop.point in ("importing", "parsing"):
-        assert err == "bpe-tui: interrupted\n" and out == ""
+        assert err == f"bpe-tui: {done}\n" and out == ""
     elif stop.code == 130:
-        assert last == f"bpe-tui {command}: interrupted; nothing was written"
+        assert last == f"bpe-tui {command}: {done}; nothing was written"
     else:
-        assert last.startswith(f"bpe-tui {command}: note: Ctrl-C came once saving had begun; ")
+        what = "SIGTERM" if terminated else "Ctrl-C"
+        assert last.startswith(f"bpe-tui {command}: note: {what} came once saving had begun; ")
         assert last.endswith("complete")
     assert everything(tmp_path / "out") == sorted(stop.left)
     assert everything(tmp_path) == sorted(inputs + [f"out/{left}" for left in stop.left])
@@ -250,6 +275,23 @@ def test_ctrl_c_while_saving_waits_once_and_not_twice(python_sigint: None, tmp_p
             os.kill(os.getpid(), signal.SIGINT)  # the user insists: raised at once
             raise AssertionError("a second Ctrl-C must not wait")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_sigterm_while_saving_waits_and_a_second_signal_does_not(python_sigint: None) -> None:
+    taken = raise_on_termination()
+    try:
+        outputs = Outputs("convert")
+        with pytest.raises(Terminated):
+            with outputs.saving():
+                outputs.hold()
+                os.kill(os.getpid(), signal.SIGTERM)  # waits: noted for later
+                assert outputs.held_interrupt and outputs.held_signal == signal.SIGTERM
+                os.kill(os.getpid(), signal.SIGTERM)  # sent again: raised at once
+                raise AssertionError("a second SIGTERM must not wait")
+        assert outputs.complete_note().startswith("note: SIGTERM came once saving had begun")
+    finally:
+        for signum in taken:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def test_main_leaves_ctrl_c_as_it_found_it(python_sigint: None, capsys: pytest.CaptureFixture[str]) -> None:
