@@ -158,6 +158,7 @@ def launch_app(argv: list[str]) -> int:
         return 2
     from bpe_tui.app import BpeTuiApp
     from bpe_tui.session import Session, find_samples_dir
+    from bpe_tui.termination import exit_on_termination, termination_line
 
     session = Session(samples_dir=find_samples_dir())
     if corpora:
@@ -181,7 +182,11 @@ def launch_app(argv: list[str]) -> int:
         if sys.stderr is not None:
             print(f"bpe-tui: error: {problem}", file=sys.stderr)
         return 2
-    app.run()
-    if len(corpora) > 1:
+    with exit_on_termination(app):
+        app.run()
+    terminated = termination_line(app.return_code)
+    if terminated is not None:
+        print(terminated, file=sys.stderr)
+    elif len(corpora) > 1:
         print(f"bpe-tui: note: only the first corpus ({corpora[0]}) was opened", file=sys.stderr)
     return app.return_code or 0

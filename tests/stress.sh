@@ -35,6 +35,7 @@ if [ ${#selection[@]} -eq 0 ]; then
         tests/ui/test_gc_pauses.py
         tests/core/test_signals.py
         tests/core/export/test_corpus_digest_start.py
+        tests/ui/test_app_termination.py
     )
 fi
 logs=${STRESS_LOGS:-$(mktemp -d -t bpe-tui-stress.XXXXXX)}
