@@ -3,10 +3,11 @@ sharing this dispatcher.
 
 Whatever goes wrong ends in one line on stderr, ``bpe-tui CMD: error: ...`` and exit status 2: a bad
 argument (:mod:`bpe_tui.cli.arguments`), bad input (a :class:`~core.errors.BPEError` from the core), or,
-as a last resort, an OSError on some path (``verify`` alone says "no" with status 1: the files were
-read, and do not belong together). Ctrl-C ends in one line and exit status 130, saying what was
-written (:mod:`bpe_tui.cli.outputs`); SIGTERM and SIGHUP the same way, with status 143 and 129. Every line is escaped before it is printed: messages quote paths
-and file contents, and a control character in them must not reach the terminal.
+as a last resort, an OSError on some path or running out of memory (``verify`` alone says "no" with
+status 1: the files were read, and do not belong together). Ctrl-C ends in one line and exit status 130,
+saying what was written (:mod:`bpe_tui.cli.outputs`); SIGTERM and SIGHUP the same way, with status 143
+and 129. Every line is escaped before it is printed: messages quote paths and file contents, and a
+control character in them must not reach the terminal.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from bpe_tui.text import escape_token
 from core.output_errors import describe_write_error
 from core.errors import BPEError, MissingHalfError
 from core.input_files import shown_path
+
+OUT_OF_MEMORY = "close other programs, or raise the memory limit (ulimit -v) if one is set"
+"""What to try when a command runs out of memory; a command module's own ``OUT_OF_MEMORY`` says more."""
 
 COMMANDS = ("train", "encode", "decode", "inspect", "convert", "export", "verify", "lens", "diff", "study")
 """Each name is a module ``bpe_tui.cli.<name>`` with ``add_parser(subparsers)`` and ``run(args, outputs) -> int``."""
@@ -93,8 +97,12 @@ def execute(command: Command) -> int:
     _tolerant_streams()
     outputs = Outputs(command.name, force=getattr(command.args, "force", False))
     prefix = f"bpe-tui {command.name}"
+    out_of_memory = False
     try:
         code = command.module.run(command.args, outputs)
+    except MemoryError:
+        # Said below, once the traceback, and the work its frames hold on to, is gone.
+        out_of_memory = True
     except BPEError as error:
         shown = error.with_option if isinstance(error, MissingHalfError) and command.name in MERGES_OPTION else error
         say(f"{prefix}: error: {shown}{outputs.after_error()}")
@@ -109,6 +117,10 @@ def execute(command: Command) -> int:
     except OSError as error:
         where = f"{shown_path(error.filename)}: " if error.filename is not None else ""
         say(f"{prefix}: error: {where}{describe_write_error(error)}{outputs.after_error()}")
+        return 2
+    if out_of_memory:
+        hint = getattr(command.module, "OUT_OF_MEMORY", OUT_OF_MEMORY)
+        say(f"{prefix}: error: out of memory; {hint}{outputs.after_error()}")
         return 2
     if outputs.held_interrupt:
         say(f"{prefix}: {outputs.complete_note()}")

@@ -37,6 +37,9 @@ TTY_INTERVAL = 0.1
 """Seconds between redraws of the progress line on a terminal."""
 
 CLEAR = "\r\x1b[K"
+
+OUT_OF_MEMORY = "try fewer --workers, or raise the memory limit (ulimit -v) if one is set"
+"""The dispatcher's advice when an export runs out of memory (each worker holds a tokenizer and its cache)."""
 """Back to the start of the line and clear it: redraws the progress line in place."""
 
 

@@ -31,6 +31,10 @@ from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.reading import read_text_file
 
 
+OUT_OF_MEMORY = "try fewer or smaller --sizes, a smaller corpus, or raise the memory limit (ulimit -v) if one is set"
+"""The dispatcher's advice when a study runs out of memory."""
+
+
 def _sizes(text: str) -> list[int]:
     try:
         return parse_sizes(text)

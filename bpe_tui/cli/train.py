@@ -111,6 +111,12 @@ def add_parser(subparsers: Any) -> None:
 
 # -------------------------------------------------------------------------------------------------- command
 
+OUT_OF_MEMORY = (
+    "try --min-count 2 (rare pre-tokens are most of them), fewer --workers, a smaller corpus or vocab size, "
+    "or raise the memory limit (ulimit -v) if one is set"
+)
+"""The dispatcher's advice when training runs out of memory."""
+
 
 def run(args: argparse.Namespace, outputs: Outputs | None = None) -> int:
     """Train as ``args`` say, report progress on stderr, save the result; 0 on success.
