@@ -21,6 +21,11 @@ from pathlib import Path
 
 from core.errors import BPEError
 
+try:
+    import resource  # imported now: out of descriptors, an import cannot open its file
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISCHR, "a character device"),
@@ -62,13 +67,33 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return text
 
 
+def open_files_problem(error: OSError) -> str | None:
+    """What running out of file descriptors means, and what to do; None for any other error.
+
+    Worker processes, shards and pipes each take descriptors, and a low ``ulimit -n`` runs out; the bare
+    "Too many open files" named no limit and no way out (and, taken in a library, a library's file).
+
+    >>> open_files_problem(OSError(errno.ENFILE, "Too many open files in system"))
+    'the system has too many open files; close some programs or use fewer --workers'
+    """
+    if error.errno == errno.ENFILE:
+        return "the system has too many open files; close some programs or use fewer --workers"
+    if error.errno != errno.EMFILE:
+        return None
+    try:
+        limit = f" (at most {resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,} here)"
+    except (AttributeError, OSError, ValueError):  # no resource module (Windows)
+        limit = ""
+    return f"too many open files{limit}; raise the limit (ulimit -n) or use fewer --workers"
+
+
 def os_problem(error: OSError) -> str:
     """What an OSError on an input path means, and what to do, as the second half of a one-line message.
 
     >>> os_problem(FileNotFoundError(2, "No such file or directory"))
     'no such file; check the path'
     """
-    known = _OS_PROBLEMS.get(error.errno or 0)
+    known = _OS_PROBLEMS.get(error.errno or 0) or open_files_problem(error)
     if known is not None:
         return known
     return f"cannot be read ({error.strerror or error}); check the file"

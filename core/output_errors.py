@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 from core.errors import BPEError
-from core.input_files import shown_path
+from core.input_files import open_files_problem, shown_path
 
 
 class OutputError(BPEError):
@@ -29,6 +29,8 @@ _PROBLEMS = {
     errno.ENAMETOOLONG: "the name is too long for the file system; use a shorter name",
     errno.ENOTDIR: "a part of the path is not a directory; check the path",
     errno.ELOOP: "too many levels of symbolic links (a loop?); check the path",
+    errno.EFBIG: "the file would be larger than allowed here (a file-size limit, ulimit -f, or the file "
+                 "system's largest file); raise the limit or write elsewhere",
 }
 
 
@@ -38,7 +40,7 @@ def describe_write_error(error: OSError) -> str:
     >>> describe_write_error(OSError(errno.ENOSPC, "No space left on device"))
     'no space left on the device; free some space or write elsewhere'
     """
-    return _PROBLEMS.get(error.errno or 0) or error.strerror or str(error)
+    return _PROBLEMS.get(error.errno or 0) or open_files_problem(error) or error.strerror or str(error)
 
 
 def check_output_directory(target: Path) -> Path:

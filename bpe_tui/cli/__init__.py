@@ -115,7 +115,9 @@ def execute(command: Command) -> int:
         _quiet_stdout()
         return 0
     except OSError as error:
-        where = f"{shown_path(error.filename)}: " if error.filename is not None else ""
+        # Out of descriptors, the file named is whichever was opened last (a library's, even): no clue.
+        named = error.filename is not None and error.errno not in (errno.EMFILE, errno.ENFILE)
+        where = f"{shown_path(error.filename)}: " if named else ""
         say(f"{prefix}: error: {where}{describe_write_error(error)}{outputs.after_error()}")
         return 2
     if out_of_memory:

@@ -103,6 +103,10 @@ def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple
 
 def _send_failure(conn: Connection, index: int, error: BaseException) -> None:
     kind, message = type(error), str(error)
+    if isinstance(error, OSError) and error.errno is not None:
+        # Its number says what went wrong (out of space, out of descriptors): rebuilt from the message
+        # alone, the parent could only print "[Errno 24] Too many open files: 'corpus.txt'".
+        message = (error.errno, error.strerror, error.filename)
     try:
         try:
             conn.send(("failed", index, kind, message))
@@ -112,8 +116,14 @@ def _send_failure(conn: Connection, index: int, error: BaseException) -> None:
         pass  # the parent has gone; nobody is left to tell
 
 
-def _rebuild(kind: type, message: str) -> Exception:
-    """A worker's error as this process raises it: the same type and message when the type allows."""
+def _rebuild(kind: type, message: str | tuple[int, str, str | None]) -> Exception:
+    """A worker's error as this process raises it: the same type and message when the type allows (an
+    OSError from its number, text and file name)."""
+    if isinstance(message, tuple):
+        try:
+            return kind(*message)
+        except Exception:  # noqa: BLE001 - an OSError subclass that wants other arguments
+            return OSError(*message)
     try:
         error = kind(message)
     except Exception:  # noqa: BLE001 - a constructor that wants other arguments

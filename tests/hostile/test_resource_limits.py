@@ -1,22 +1,75 @@
-"""Limits a shell or a batch system sets (``ulimit -v``): one line naming the limit, nothing left.
+"""Limits a shell or a batch system sets (``ulimit -n``, ``-f``, ``-v``): one line naming the limit, nothing left.
 
-Out of memory, a command printed a MemoryError traceback.
+Out of file descriptors, a command printed "Too many open files" after whatever file it met last (a file
+of Python's own multiprocessing, or ``[Errno 24] ... 'corpus.txt'`` from an export worker); past a file-size
+limit, "File too large"; out of memory, a MemoryError traceback. None said which limit, or what to do.
 """
 
 from __future__ import annotations
 
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.hostile.hostile_cases import (
     ENGLISH,
+    digests,
     error_after_progress,
     everything,
     export_corpus_file,
     run_here,
     small_tokenizer,
 )
+
+
+def _limited(limit: int, value: int, *argv: str | os.PathLike[str], cwd: Path) -> tuple[int, str, str]:
+    """``python -m bpe_tui ARGV`` with resource ``limit`` set to ``value``; (status, stdout, stderr)."""
+
+    def set_limit() -> None:
+        resource.setrlimit(limit, (value, value))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_tui", *map(str, argv)], cwd=cwd, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60, preexec_fn=set_limit,
+    )
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("descriptors", [7, 9])
+def test_too_few_file_descriptors_for_an_export_with_two_workers(descriptors: int, tmp_path: Path) -> None:
+    corpus = export_corpus_file(tmp_path / "corpus.txt")
+    tok = small_tokenizer(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    code, stdout, err = _limited(resource.RLIMIT_NOFILE, descriptors, "export", corpus, tok, "-o", out / "ids.npy",
+                                 "--workers", "2", cwd=tmp_path)
+    line = error_after_progress(code, stdout, err, "export", "too many open files",
+                                f"at most {descriptors} here", "ulimit -n", "fewer --workers")
+    assert "multiprocessing" not in line and "Errno" not in line
+    assert everything(out) == []
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_a_file_size_limit_leaves_the_old_output(command: str, tmp_path: Path) -> None:
+    tok = small_tokenizer(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    if command == "train":
+        (out / "tok.json").write_text("old")
+        argv = ["train", ENGLISH, "--vocab-size", "600", "--workers", "1", "-o", out / "tok.json", "--force"]
+    else:
+        (out / "ids.npy").write_text("old")
+        (out / "ids.npy.json").write_text("old")
+        argv = ["export", export_corpus_file(tmp_path / "corpus.txt"), tok, "-o", out / "ids.npy", "--workers", "2",
+                "--force"]
+    before = digests(tmp_path)
+    code, stdout, err = _limited(resource.RLIMIT_FSIZE, 4096, *argv, cwd=tmp_path)
+    error_after_progress(code, stdout, err, command, "cannot write", "larger than allowed", "ulimit -f")
+    assert digests(tmp_path) == before
 
 
 def test_running_out_of_memory_while_training_is_one_line(
