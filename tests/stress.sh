@@ -36,6 +36,7 @@ if [ ${#selection[@]} -eq 0 ]; then
         tests/core/test_signals.py
         tests/core/export/test_corpus_digest_start.py
         tests/ui/test_app_termination.py
+        tests/hostile/test_resource_limits.py
     )
 fi
 logs=${STRESS_LOGS:-$(mktemp -d -t bpe-tui-stress.XXXXXX)}
