@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 from core.errors import BPEError
-from core.input_files import open_files_problem, shown_path
+from core.input_files import file_kind, open_files_problem, shown_path
 
 
 class OutputError(BPEError):
@@ -44,7 +44,13 @@ def describe_write_error(error: OSError) -> str:
 
 
 def check_output_directory(target: Path) -> Path:
-    """The folder ``target`` goes in, if it is one; otherwise a one-line OutputError."""
+    """The folder ``target`` goes in, if it is one and ``target`` is nothing yet or a regular file (or a link
+    to one); otherwise a one-line OutputError.
+
+    >>> check_output_directory(Path("/dev/null"))
+    Traceback (most recent call last):
+    core.output_errors.OutputError: cannot write /dev/null: it is a character device; only a regular file is ever replaced
+    """
     directory = target.parent
     shown = shown_path(target)
     try:
@@ -57,9 +63,17 @@ def check_output_directory(target: Path) -> Path:
     except OSError as error:
         raise OutputError(f"cannot write {shown}: {describe_write_error(error)}") from None
     try:
-        is_directory = stat.S_ISDIR(os.stat(target).st_mode)
+        mode: int | None = os.stat(target).st_mode
     except OSError:
-        is_directory = False
-    if is_directory:
+        mode = None  # nothing there, or a dangling link: replacing it loses nothing
+    if mode is not None and stat.S_ISDIR(mode):
         raise OutputError(f"cannot write {shown}: it is a directory; give a file name")
+    if mode is not None and not stat.S_ISREG(mode):
+        # The rename would put a regular file in its place: /dev/null, or /dev/stdout (a link to the
+        # terminal or a pipe) made into a file for every program, where one may write in /dev.
+        what = "leads to" if os.path.islink(target) else "is"
+        raise OutputError(
+            f"cannot write {shown}: it {what} {file_kind(mode) or 'not a regular file'}; "
+            "only a regular file is ever replaced"
+        )
     return directory

@@ -173,9 +173,12 @@ class Outputs:
             followed = status.st_mode  # a dangling link: replacing it loses nothing
         if stat.S_ISDIR(followed):
             raise OutputError(f"cannot write {label}: it is a directory; give a file name")
-        if not stat.S_ISREG(status.st_mode) and not stat.S_ISLNK(status.st_mode):
-            kind = file_kind(status.st_mode) or "not a regular file"
-            raise OutputError(f"cannot write {label}: it is {kind}; only a regular file is ever replaced")
+        if not stat.S_ISREG(followed) and not stat.S_ISLNK(followed):
+            # A link is replaced by the rename, not written through: -o /dev/stdout --force, run where
+            # /dev is writable (as root in a container), made /dev/stdout a regular file for everyone.
+            kind = file_kind(followed) or "not a regular file"
+            what = "leads to" if stat.S_ISLNK(status.st_mode) else "is"
+            raise OutputError(f"cannot write {label}: it {what} {kind}; only a regular file is ever replaced")
         if not self.force:
             raise OutputError(f"{label} already exists; add --force to overwrite it")
 

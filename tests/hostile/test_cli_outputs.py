@@ -9,12 +9,14 @@ link and a hard link; then against an unrelated existing file, with and without 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from core.formats import load_tokenizer
+from core.formats import load_tokenizer, save_tokenizer
+from core.output_errors import OutputError
 from tests.hostile.hostile_cases import digests, everything, one_error_line, run_here, small_tokenizer
 
 CorpusCase = Callable[[Path], tuple[list[str | Path], dict[str, Path]]]
@@ -177,6 +179,12 @@ def _fifo(folder: Path) -> Path:
     return folder / "fifo"
 
 
+def _link_to_fifo(folder: Path) -> Path:
+    """As ``/dev/stdout`` is with stdout a pipe: the rename replaced the link itself with a regular file."""
+    (folder / "stdout").symlink_to(_fifo(folder))
+    return folder / "stdout"
+
+
 def _directory(folder: Path) -> Path:
     (folder / "dir").mkdir()
     return folder / "dir"
@@ -185,6 +193,7 @@ def _directory(folder: Path) -> Path:
 BAD_OUTPUTS: dict[str, tuple[Callable[[Path], Path], str]] = {
     "a directory": (_directory, "is a directory"),
     "a FIFO (even with --force)": (_fifo, "named pipe"),
+    "a link to a FIFO (even with --force)": (_link_to_fifo, "leads to a named pipe"),
     "a missing folder": (lambda folder: folder / "missing" / "out.bin", "does not exist; create it first"),
     "a path through a file": (lambda folder: _other(folder) / "out.bin", "is not a directory"),
     "a name too long": (lambda folder: folder / ("n" * 300), "too long"),
@@ -207,6 +216,19 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(
         return
     one_error_line(code, stdout, err, case.split()[0], fragment)
     assert digests(tmp_path) == before and everything(tmp_path) == listing
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_the_library_never_replaces_what_is_not_a_regular_file(link: bool, tmp_path: Path) -> None:
+    """``save_tokenizer(model, "/dev/null")`` run as root (in a container, say) replaced the device with a file."""
+    target = _fifo(tmp_path)
+    if link:
+        (tmp_path / "link").symlink_to(target)
+        target = tmp_path / "link"
+    with pytest.raises(OutputError, match="named pipe .FIFO.; only a regular file is ever replaced$"):
+        save_tokenizer(load_tokenizer(small_tokenizer(tmp_path)), target, format="bpe-tui")
+    assert stat.S_ISFIFO(os.stat(target).st_mode)
+    assert everything(tmp_path) == sorted(["fifo", "tok.json"] + (["link"] if link else []))
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write to any folder: a read-only folder cannot be made")
