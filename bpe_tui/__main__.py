@@ -91,11 +91,11 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> i
                 return parsed
             if starting:
                 _set_sigint(_signal.default_int_handler)
-            if terminating:
-                from core.signals import raise_on_termination
+            _default_termination(terminating)
+            from core.signals import raise_once
 
-                _default_termination(terminating)
-                terminating = raise_on_termination()
+            # Ctrl-C, SIGTERM and SIGHUP raise, once: a second one waits for the clean-up after the first.
+            terminating = [signum for signum in raise_once() if signum != _signal.SIGINT]
             return execute(parsed)
         if starting:
             _set_sigint(_signal.default_int_handler)

@@ -14,8 +14,9 @@ Hence two rules for core:
 - core's waits on worker processes wake every :data:`WAKE_SECONDS`, so that a signal taken by a thread
   core did not start (a library's) still raises within that time.
 
-And SIGTERM and SIGHUP, once a command takes them (:func:`raise_on_termination`), raise
-:class:`Terminated`, a KeyboardInterrupt: every clean-up written for Ctrl-C runs for them too.
+And SIGTERM and SIGHUP, once a command takes them (:func:`raise_once`), raise :class:`Terminated`, a
+KeyboardInterrupt: every clean-up written for Ctrl-C runs for them too; and once one of them has been
+raised, later ones wait for that clean-up instead of cutting it short.
 """
 
 from __future__ import annotations
@@ -92,27 +93,42 @@ class Terminated(KeyboardInterrupt):
         return 128 + self.signum
 
 
-def raise_on_termination() -> list[int]:
-    """From now on, :data:`TERMINATING_SIGNALS` raise :class:`Terminated` in this process's main thread.
+def raise_once() -> list[int]:
+    """From now on, in this process's main thread, SIGINT raises KeyboardInterrupt and SIGTERM and SIGHUP
+    raise :class:`Terminated`: the first of them only. Later ones are ignored.
 
-    Only the signals left to their default action are taken (one ignored, as ``nohup`` ignores SIGHUP,
-    stays ignored); returns those. A process forked from this one after the call gets the default action
-    back when the signal comes, so that a worker that did not set its own still just ends.
+    Once one has come, the process is on its way out, and what it does on the way (stopping workers,
+    removing temporaries) must not be cut short by another: Ctrl-C pressed twice, or ``kill`` after it,
+    left an export's part files behind. That clean-up is bounded (workers are killed if they do not
+    stop), and ``kill -9`` still ends a process that will not.
+
+    Only signals left as they were at start are taken: SIGINT with Python's own handler, the others
+    with their default action (one ignored, as ``nohup`` ignores SIGHUP, stays ignored); returns those
+    taken. A process forked from this one after the call gets the usual behaviour back when a signal
+    comes (KeyboardInterrupt for SIGINT, the default action for the others), so that a worker that did
+    not set its own handlers behaves as it would have.
     """
     main_pid = os.getpid()
+    taken: list[int] = []
 
-    def terminate(signum: int, frame: object) -> None:
+    def ending(signum: int, frame: object) -> None:
         if os.getpid() != main_pid:
+            if signum == signal.SIGINT:
+                signal.default_int_handler(signum, frame)
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
+        for other in taken:
+            signal.signal(other, signal.SIG_IGN)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(signum)
 
-    taken = []
-    for signum in TERMINATING_SIGNALS:
+    for signum in (signal.SIGINT, *TERMINATING_SIGNALS):
+        usual = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
         try:
-            if signal.getsignal(signum) is signal.SIG_DFL:
-                signal.signal(signum, terminate)
+            if signal.getsignal(signum) is usual:
+                signal.signal(signum, ending)
                 taken.append(signum)
         except ValueError:  # not the main thread: signals are not ours to handle
             break

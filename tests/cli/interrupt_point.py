@@ -8,13 +8,16 @@ command's own output stays as it would be.) A worker waits until it is stopped. 
 until a SIGINT (or a SIGTERM or SIGHUP, which the command handles as Ctrl-C) has been handled: if the
 command's handler raised KeyboardInterrupt, that goes on from here; if the handler only noted it (Ctrl-C
 waits while a command saves), the command goes on from here, as it would had the signal come at this
-moment. A signal left to its default action ends the process as it would anyway. The points:
+moment. A signal left to its default action ends the process as it would anyway; one ignored is noted,
+and the command goes on. The points:
 
 * ``importing``: while ``bpe_tui.cli`` is being imported, before any argument is parsed;
 * ``parsing``: while the command's arguments are parsed;
 * ``reading``: decoding a chunk of the corpus while training, here and in the reading workers;
 * ``merging``: just after the fifth merge of a training run;
 * ``exporting``: encoding any chunk after the warm-up chunk of an export, here and in its workers;
+* ``exporting+stopping``: as ``exporting``, and the main process waits again as the export starts to
+  stop its workers and remove its part files (a second Ctrl-C, while it cleans up after the first);
 * ``exporting-shard``: encoding any shard of a corpus of shards, here or in the export's workers;
 * ``before-rename`` / ``after-rename``: just before or after the rename that puts a saved file (or a new
   folder) in place; ``before-rename:N`` waits at the Nth rename of the run (GPT-2's new folder is the
@@ -40,6 +43,10 @@ FOLDER = Path(sys.argv[1])
 
 def wait_here(point: str) -> None:
     name = "main" if os.getpid() == MAIN_PID else f"worker-{os.getpid()}"
+    waits = 1
+    while (FOLDER / name).exists():  # the main process waits again (at a second point): a new file each time
+        waits += 1
+        name = f"main-{waits}"
     if os.getpid() != MAIN_PID:
         (FOLDER / name).touch()
         time.sleep(3600)  # workers ignore SIGINT; the main process stops them
@@ -49,11 +56,15 @@ def wait_here(point: str) -> None:
 
     def noted(signum, frame):
         handled.append(signum)
-        handlers[signum](signum, frame)
-
-    for signum, handler in handlers.items():
+        handler = handlers[signum]
         if callable(handler):
-            signal.signal(signum, noted)
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    for signum in handlers:
+        signal.signal(signum, noted)
     (FOLDER / name).touch()  # only now: the test may send SIGINT as soon as it sees the file
     try:
         while not handled:
@@ -143,6 +154,24 @@ def patch(point: str) -> None:
             return encode_range(tokenizer, path, start, end, dtype)
 
         core.export.encoding.encode_range = waiting_encode_range
+    elif point == "exporting+stopping":
+        import core.export.encoding
+        import core.export.workers
+
+        encode_range = core.export.encoding.encode_range
+        close = core.export.workers.SharedExport.close
+
+        def waiting_encode_range(tokenizer, path, start, end, dtype):
+            if start > 0:
+                wait_here(point)
+            return encode_range(tokenizer, path, start, end, dtype)
+
+        def waiting_close(self):
+            wait_here(point)
+            close(self)
+
+        core.export.encoding.encode_range = waiting_encode_range
+        core.export.workers.SharedExport.close = waiting_close
     elif point == "exporting-shard":
         import core.export.shards
 

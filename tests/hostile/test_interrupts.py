@@ -33,7 +33,7 @@ from bpe_tui.cli.outputs import Outputs
 from core.encode.tokenizer import Tokenizer
 from core.export.verify import verify_ids
 from core.formats import load_tokenizer
-from core.signals import Terminated, raise_on_termination
+from core.signals import Terminated, raise_once
 from tests.core.corpus.corpus_cases import sample_documents, write_shard
 from tests.hostile.hostile_cases import (
     ENGLISH,
@@ -165,6 +165,25 @@ def test_sigterm_at_each_point_cleans_up_as_ctrl_c_does(name: str, tmp_path: Pat
     _stop_and_check(STOPS[name], signal.SIGTERM, tmp_path)
 
 
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_while_cleaning_up_after_the_first_leaves_nothing(second: int, tmp_path: Path) -> None:
+    """Ctrl-C pressed twice (or ``kill`` after it): the second came while the export stopped its workers and
+    removed their part files, and cut that short, leaving the part files and words files behind."""
+    argv = _export(tmp_path)
+    _inputs(tmp_path, "export")
+    inputs = everything(tmp_path)
+    run = WaitingCommand(tmp_path.parent / f"{tmp_path.name}-marks", "exporting+stopping", *argv, cwd=tmp_path)
+    run.wait(2)  # this process and its worker are encoding
+    run.signal(signal.SIGINT)
+    run.wait(3)  # this process waits again, now cleaning up
+    run.signal(second)
+    code, out, err = run.finish()
+    run.no_process_left()
+    assert code == 130, err
+    assert err.splitlines()[-1] == "bpe-tui export: interrupted; nothing was written" and "Traceback" not in err
+    assert everything(tmp_path) == inputs
+
+
 def _stop_and_check(stop: Stop, signum: int, tmp_path: Path) -> None:
     argv = stop.command(tmp_path)
     command = str(argv[0])
@@ -278,7 +297,8 @@ def test_ctrl_c_while_saving_waits_once_and_not_twice(python_sigint: None, tmp_p
 
 
 def test_sigterm_while_saving_waits_and_a_second_signal_does_not(python_sigint: None) -> None:
-    taken = raise_on_termination()
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    raise_once()
     try:
         outputs = Outputs("convert")
         with pytest.raises(Terminated):
@@ -290,8 +310,8 @@ def test_sigterm_while_saving_waits_and_a_second_signal_does_not(python_sigint: 
                 raise AssertionError("a second SIGTERM must not wait")
         assert outputs.complete_note().startswith("note: SIGTERM came once saving had begun")
     finally:
-        for signum in taken:
-            signal.signal(signum, signal.SIG_DFL)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def test_main_leaves_ctrl_c_as_it_found_it(python_sigint: None, capsys: pytest.CaptureFixture[str]) -> None:
