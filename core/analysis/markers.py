@@ -127,7 +127,8 @@ def count_markers(
 ) -> MarkerCounts:
     """The ``<|name|>`` markers in a file that are not ``special_tokens``, read in blocks of ``block_bytes``.
 
-    Bytes that are not valid UTF-8 are no obstacle: markers are ASCII and are found between them.
+    Bytes that are not valid UTF-8 are no obstacle: markers are ASCII and are found between them. The
+    count stops at the first NUL byte, which no text holds (the trainer refuses the file there).
 
     Raises:
         OSError: the file cannot be opened or read.
@@ -143,6 +144,12 @@ def count_markers(
     counter = MarkerCounter(special_tokens)
     with open(path, "rb") as handle:
         while block := handle.read(block_bytes):
+            nul = block.find(b"\0")
+            if nul >= 0:
+                # Text holds no NUL, and training refuses the file at this one: reading on is wasted, and
+                # on a sparse or binary file of 100 GB it held the refusal back for minutes.
+                counter.feed(block[:nul])
+                break
             counter.feed(block)
     counter.feed(b"", final=True)
     return counter.result()

@@ -213,9 +213,11 @@ def first_safe_cut(data: bytes, lo: int, hi: int, specials: list[bytes], rule: P
 class _CutSearch:
     """Finds the first safe cut at or after an offset of an open file, reading only a window around it."""
 
-    def __init__(self, handle: BinaryIO, size: int, special_tokens: list[str], pattern: str) -> None:
+    def __init__(self, handle: BinaryIO, size: int, special_tokens: list[str], pattern: str, *,
+                 nul_ends: bool = False) -> None:
         self.handle = handle
         self.size = size
+        self.nul_ends = nul_ends
         self.specials = [token.encode("utf-8") for token in special_tokens]
         self.rule = pattern_rule(pattern)
         self.margin = 2 * max(map(len, self.specials), default=0) + 4
@@ -233,6 +235,11 @@ class _CutSearch:
             found = first_safe_cut(data, lo - base, hi - base, self.specials, self.rule)
             if found is not None:
                 return base + found
+            nul = data.find(b"\0", lo - base, hi - base) if self.nul_ends else -1
+            if nul >= 0:
+                # Training refuses a file at its first NUL byte, where the chunk that holds it is read; a
+                # sparse file or a disk image (gigabytes of NULs, no cut) was read to its end first.
+                return base + nul
             lo = hi
             block = min(2 * block, _MAX_SEARCH_BYTES)
         return None
@@ -269,7 +276,8 @@ def chunk_ranges(
 
 def chunk_boundaries(path: Path, special_tokens: list[str], pattern: str, n_chunks: int) -> list[int]:
     """Byte offsets ``[0, ..., size]`` cutting ``path`` into at most ``n_chunks`` chunks of about equal size,
-    each cut the first safe one at or after its target: training's chunks.
+    each cut the first safe one at or after its target: training's chunks. Where a search meets a NUL
+    byte before any safe cut, it cuts there: training refuses the file at that byte anyway.
 
     >>> import tempfile; p = Path(tempfile.mkstemp()[1]); _ = p.write_bytes(b"ab cd ef gh")
     >>> chunk_boundaries(p, [], GPT2_PATTERN, 4)
@@ -282,7 +290,7 @@ def chunk_boundaries(path: Path, special_tokens: list[str], pattern: str, n_chun
     size = path.stat().st_size
     bounds = [0]
     with open(path, "rb") as handle:
-        search = _CutSearch(handle, size, special_tokens, pattern)
+        search = _CutSearch(handle, size, special_tokens, pattern, nul_ends=True)
         for i in range(1, n_chunks):
             cut = search.after(max(size * i // n_chunks, bounds[-1] + 1))
             if cut is None:

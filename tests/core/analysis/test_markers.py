@@ -116,3 +116,10 @@ def test_word_like_special_tokens_leave_the_scan_to_the_marker_pattern() -> None
     words = [f"{chr(97 + n % 26)}word{n}" for n in range(1000)]
     assert not any(word.encode() in MarkerCounter(words)._pattern.pattern for word in words)
     assert counted("aword0<|sep|>bword1 <|sep|>", tuple(words)) == {"<|sep|>": 2}
+
+
+def test_the_count_stops_at_a_nul_byte(tmp_path: Path) -> None:
+    """No text holds one, and training refuses the file there: the rest is not read."""
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"a<|x|>b\x00<|y|>")
+    assert count_markers(path, block_bytes=4).counts == (("<|x|>", 1),)

@@ -381,3 +381,12 @@ def test_training_an_ascii_corpus_does_not_import_regex(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_training_chunks_end_at_nul_bytes_without_reading_on(tmp_path: Path) -> None:
+    """A run of NULs has no safe cut, so each search read on to the end of the file; training refuses the
+    file at its first NUL anyway, so a search that meets one cuts there."""
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"ab " + b"\x00" * (4 << 20))
+    size = path.stat().st_size
+    assert chunk_boundaries(path, [], GPT2_PATTERN, 4) == [0, size // 4, size // 2, 3 * size // 4, size]
