@@ -137,14 +137,18 @@ class ReadingStage:
             yield PhaseProgress("reading", done, size)
             if self.cancelled:
                 return
-        # Hashed after this process's share, while the workers count theirs.
-        self._corpus_sha256 = file_sha256(self.path)
+        if mine:  # hashed after this process's share, while the workers count theirs
+            self._corpus_sha256 = file_sha256(self.path)
         for n, chunk_counts in results:
             counts.update(chunk_counts)
             done += n
             yield PhaseProgress("reading", done, size)
             if self.cancelled:
                 return
+        if not mine:
+            # Every chunk went to the workers, one at a time as results are taken: hashed first, the file
+            # was read whole before a worker's error (a NUL byte, bad UTF-8 in its first chunk) was seen.
+            self._corpus_sha256 = file_sha256(self.path)
         word_counts.update(counts)
 
     def _read_options(self) -> ReadOptions:

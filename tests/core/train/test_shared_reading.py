@@ -117,3 +117,18 @@ def test_without_fork_everything_is_read_here(mid_corpus: Path, monkeypatch: pyt
     assert pool_spy.made == []
     monkeypatch.undo()
     assert two == train_bpe(mid_corpus, 300, [SPECIAL], workers=1)
+
+
+def test_a_failing_chunk_in_the_workers_is_reported_before_the_file_is_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every chunk in the workers, this process hashed the whole corpus before looking at their
+    results: a 10 GiB sparse file was read through before a NUL near its start was reported."""
+    hashed: list[Path] = []
+    monkeypatch.setattr(reading_stage, "file_sha256", lambda path: hashed.append(path) or "0" * 64)
+    corpus = tmp_path / "nul.txt"
+    corpus.write_bytes(b"word " * 1000 + b"\x00" + b"word " * (PARALLEL_MIN_BYTES // 5))
+    run = TrainingRun(corpus, 300, [], workers=2)
+    with pytest.raises(CorpusError, match="NUL byte at byte offset 5000"):
+        list(run.events())
+    assert hashed == []
