@@ -30,6 +30,9 @@ from core.errors import BPEError, SettingsError
 from core.limits import max_workers, workers_problem
 from core.train.shard_reading import ShardCount, ShardJob, count_job
 
+WORKER_SETUP = "core.train.dask_worker_setup"
+"""The module each worker process of a local cluster runs as it starts (see there)."""
+
 LOCAL_PROCESSES = True
 """Whether a ``local`` cluster's workers are processes (as they must be to count in parallel). Tests of
 the message flow may set it false: the same code path, with threads, starts in a fraction of the time."""
@@ -147,6 +150,8 @@ class DaskCounting:
             self._cluster = distributed.LocalCluster(
                 n_workers=self.local_workers, threads_per_worker=1, processes=LOCAL_PROCESSES,
                 dashboard_address=":0", silence_logs=logging.ERROR,
+                # Its workers leave Ctrl-C to this process (which closes the cluster): no tracebacks.
+                preload=[WORKER_SETUP],
             )
             self._client = distributed.Client(self._cluster)
         else:

@@ -236,3 +236,21 @@ def test_the_cli_with_worker_processes(tmp_path: Path) -> None:
 
     model = load_tokenizer(tmp_path / "tok.json")
     assert (model.vocab, model.merges) == reference.train(joined_text(every_document()), 330, [SPECIAL])
+
+
+def _sigint_handler() -> str:
+    import signal
+
+    return repr(signal.getsignal(signal.SIGINT))
+
+
+def test_a_local_clusters_worker_processes_leave_ctrl_c_to_this_process(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches them too: each printed a KeyboardInterrupt traceback (and its nanny an
+    error) above the run's one line. This process cancels the jobs and closes the cluster instead."""
+    counting = dask_counting.DaskCounting("local:1", [])
+    try:
+        counting.start()
+        handlers = counting._client.run(_sigint_handler)
+    finally:
+        counting.close()
+    assert list(handlers.values()) == ["<Handlers.SIG_IGN: 1>"]
