@@ -23,6 +23,7 @@ folder's one rename saves them all. The shards' SHA-256 is taken while they are 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -69,6 +70,8 @@ class ShardExportJob:
     dtype: str
     separator: int | None
     header: bool
+    output: str = ""
+    """The file the user asked for, which messages name (``part`` is a temporary beside it); ``part`` if empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +92,9 @@ def export_shard(job: ShardExportJob) -> ShardExported:
     typecode = _TYPECODES[job.dtype]
     skipped = SkippedRecords()
     documents = tokens = 0
-    target = Path(job.part)
+    target = Path(job.output or job.part)
     pending = array(typecode)
-    with open(target, "wb") as handle:
+    with _part_file(Path(job.part), target) as handle:
         if job.header:
             write_flushed(handle, bytes(HEADER_BYTES), target)
         for text, continues in shard_documents(job.shard, job.options, skipped):
@@ -107,6 +110,27 @@ def export_shard(job: ShardExportJob) -> ShardExported:
             handle.seek(0)
             write_flushed(handle, npy_header(job.dtype, tokens), target)
     return ShardExported(job.shard.path, job.shard.size, documents, tokens, skipped)
+
+
+@contextlib.contextmanager
+def _part_file(part: Path, target: Path) -> Iterator[BinaryIO]:
+    """``part`` opened for writing, closed with what it holds; a failure to write is an OutputError naming
+    ``target``.
+
+    A plain ``with open(...)`` flushed again on the way out of a failed write: on a full disk that raised a
+    second, bare OSError, which took the place of the first error's line (no file named).
+    """
+    handle = open(part, "wb")  # noqa: SIM115 - closed below, both ways
+    try:
+        yield handle
+    except BaseException:
+        with contextlib.suppress(OSError):  # what is still buffered fails again; the first error says why
+            handle.close()
+        raise
+    try:
+        handle.close()
+    except OSError as error:
+        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
 
 
 def _write_ids(handle: BinaryIO, ids: array, target: Path) -> int:
@@ -262,7 +286,8 @@ def _one_array(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
         except OSError as error:
             raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
         try:
-            jobs = [ShardExportJob(shard, str(parts / f"{index}.ids"), export.options, dtype, separator, False)
+            jobs = [ShardExportJob(shard, str(parts / f"{index}.ids"), export.options, dtype, separator, False,
+                                   str(target))
                     for index, shard in enumerate(corpus.shards)]
             finished: dict[int, ShardExported] = {}
             copied = tokens = done = documents = 0
@@ -326,7 +351,8 @@ def _per_shard(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
         jobs = []
         for shard, name in zip(corpus.shards, names):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            jobs.append(ShardExportJob(shard, str(folder / name), export.options, export.dtype, export.separator, True))
+            jobs.append(ShardExportJob(shard, str(folder / name), export.options, export.dtype, export.separator, True,
+                                       str(export.target / name)))
         results: dict[int, ShardExported] = {}
         for index, result in _run(jobs, export.workers, export.digest):
             results[index] = result

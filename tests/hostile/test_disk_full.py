@@ -135,3 +135,31 @@ def test_a_full_tmpfs(case: str, inputs: dict[str, Path], tiny_disk: Callable[[s
     result = run_child(*argv, cwd=inputs["corpus"].parent)
     error_after_progress(result.returncode, result.stdout, result.stderr, str(argv[0]), "cannot write", FULL)
     assert everything(disk) == []
+
+
+@pytest.mark.parametrize("per_shard", [False, True])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_full_disk_under_a_shard_export_names_its_output(
+    per_shard: bool, workers: str, inputs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A shard's ids fill the disk: the part file's close flushed again and raised a bare OSError, whose line
+    named no file; or the line named the hidden temporary, not the output asked for."""
+    import core.export.shards
+    from tests.core.corpus.corpus_cases import sample_documents, write_shard
+
+    def small_disk_open(path, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        return io.BufferedWriter(_SmallDisk(path, "w")) if mode == "wb" else open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(core.export.shards, "open", small_disk_open, raising=False)
+    documents = sample_documents()
+    write_shard(tmp_path / "shards", "a.jsonl", documents[:60])
+    write_shard(tmp_path / "shards", "b.jsonl", documents[60:120])
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / ("per" if per_shard else "ids.npy")
+    argv = ["export", tmp_path / "shards", inputs["tok"], "-o", target, "--workers", workers]
+    code, stdout, err = run_here(capsys, *argv, *(["--per-shard"] if per_shard else []))
+    line = error_after_progress(code, stdout, err, "export", f"cannot write {target}", FULL)
+    assert ".tmp" not in line and ".ids" not in line
+    assert everything(out) == []
