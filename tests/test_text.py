@@ -128,3 +128,15 @@ def test_eta_and_its_wording() -> None:
     assert format_eta(3725.0) == "ETA 1h 02m"
     assert format_eta(None) == "ETA —"
     assert format_duration(59.94) == "59.9 s" and format_duration(60) == "1m 00s"
+
+
+def test_spaces_other_than_the_space_are_written_out_for_people() -> None:
+    """An ideographic space (U+3000, 19 of them in the Japanese sample) or a no-break space was a blank in
+    the merge table, the vocabulary and the longest tokens: it could not be told from a space, or seen.
+    Drawn for people it is its code point; for scripts (``glyphs=False``) it stays itself."""
+    from bpe_tui.text import escape_token
+
+    assert escape_token("\u3000猫".encode()) == "\\u3000猫"
+    assert escape_token("a\u00a0b\u2009c") == "a\\u00a0b\\u2009c"
+    assert escape_token(" x") == "·x"
+    assert escape_token("\u3000\u00a0", glyphs=False) == "\u3000\u00a0"
