@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Static
 
-from bpe_tui.screens.stepper import CORPUS_BYTES, StepperScreen, corpus_head
+from bpe_tui.screens.stepper import StepperScreen
+from bpe_tui.stepper_sources import CORPUS_BYTES, corpus_head
 from bpe_tui.stepper_model import LiveSteps
 from core.reference import count_pairs, count_words, merge_words, ranked_pairs
 from tests.ui.app_harness import CORPUS_ROOT, SAMPLES, make_app, settle
