@@ -71,11 +71,7 @@ async def test_the_study_pane_reads_the_corpus_by_the_forms_errors(tmp_path: Pat
     corpus.write_bytes("café crème, déjà vu; low lower lowest\n".encode("latin-1") * 20)
     with pytest.raises(CorpusError, match="errors 'replace'"):
         list(study_run(StudySpec(corpus, (270,))).events())
-    sources: list[SilentSource] = []
-
-    def factory(spec: StudySpec) -> SilentSource:
-        sources.append(SilentSource(spec))
-        return sources[-1]
+    sources, factory = SilentSource.recorder()
 
     session = session_with()
     session.set_corpus(corpus)

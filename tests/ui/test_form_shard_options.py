@@ -133,11 +133,7 @@ def test_a_text_field_left_empty_is_refused_as_the_cli_refuses_it() -> None:
 
 async def test_the_study_pane_reads_the_corpus_as_the_form_says(tmp_path: Path) -> None:
     corpus = json_lines(tmp_path / "docs.jsonl", [{"content": d} for d in DOCUMENTS[:20]] + ["not an object"])
-    sources: list[SilentSource] = []
-
-    def factory(spec: StudySpec) -> SilentSource:
-        sources.append(SilentSource(spec))
-        return sources[-1]
+    sources, factory = SilentSource.recorder()
 
     session = session_with()
     session.set_corpus(corpus)

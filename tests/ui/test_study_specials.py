@@ -8,7 +8,6 @@ from pathlib import Path
 from textual.app import App
 
 from bpe_tui.screens.study import StudyScreen
-from bpe_tui.study_process import StudySpec
 from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
 from tests.ui.test_app_training import wait_for_state
 from tests.ui.test_views_study import SilentSource
@@ -35,11 +34,7 @@ async def test_the_form_s_special_tokens_reach_the_session(tmp_path: Path) -> No
 async def test_a_study_trains_with_the_session_s_special_tokens() -> None:
     # The pane trained with <|endoftext|> whatever the form said: with chat markers in the form, the markers
     # were merged as text and every size differed from the tokenizer the form trains.
-    sources: list[SilentSource] = []
-
-    def factory(spec: StudySpec) -> SilentSource:
-        sources.append(SilentSource(spec))
-        return sources[-1]
+    sources, factory = SilentSource.recorder()
 
     session = session_with()
     session.set_special_tokens(CHAT_MARKERS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Callable
 from functools import cache
 
 from textual.widgets import DataTable, Input, Static
@@ -104,13 +105,20 @@ class SilentSource:
     def cancel(self) -> None:
         self.cancelled = True
 
+    @classmethod
+    def recorder(cls) -> tuple[list[SilentSource], Callable[[StudySpec], SilentSource]]:
+        """A ``source_factory`` for the Study pane, and the sources it has made, in order."""
+        made: list[SilentSource] = []
+
+        def factory(spec: StudySpec) -> SilentSource:
+            made.append(cls(spec))
+            return made[-1]
+
+        return made, factory
+
 
 async def test_s_stops_a_running_study() -> None:
-    sources: list[SilentSource] = []
-
-    def factory(spec: StudySpec) -> SilentSource:
-        sources.append(SilentSource(spec))
-        return sources[-1]
+    sources, factory = SilentSource.recorder()
 
     session = session_with()
     session.set_context_windows((64, 4096))
