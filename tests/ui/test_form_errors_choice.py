@@ -11,7 +11,6 @@ from textual.message import Message
 from textual.widgets import Select
 
 from bpe_tui.screens.corpus import CorpusScreen
-from bpe_tui.screens.study import StudyScreen
 from bpe_tui.study_process import StudySpec, study_run
 from bpe_tui.training_spec import training_run
 from bpe_tui.widgets.training_form import parse_settings
@@ -19,9 +18,8 @@ from core.analysis.study import StudyFinished
 from core.errors import CorpusError
 from core.train.events import MergeMade
 from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
-from tests.ui.test_app_training import wait_for_state
-from tests.ui.test_views_study import SilentSource
-from tests.ui.views_harness import ViewsApp, session_with
+from tests.ui.test_views_study import started_study_spec
+from tests.ui.views_harness import session_with
 
 
 def requested(seen: list[Message]) -> list[CorpusScreen.TrainingRequested]:
@@ -71,19 +69,10 @@ async def test_the_study_pane_reads_the_corpus_by_the_forms_errors(tmp_path: Pat
     corpus.write_bytes("café crème, déjà vu; low lower lowest\n".encode("latin-1") * 20)
     with pytest.raises(CorpusError, match="errors 'replace'"):
         list(study_run(StudySpec(corpus, (270,))).events())
-    sources, factory = SilentSource.recorder()
-
     session = session_with()
     session.set_corpus(corpus)
     session.set_corpus_reading("text", False, "replace")
-    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("r")
-        await wait_for_state(pilot, lambda: bool(sources) and sources[0].polled.is_set(), "the study to start")
-        await pilot.press("s")
-        await settle(pilot)
-    spec = sources[0].spec
+    spec = await started_study_spec(session)
     assert spec.errors == "replace"
     small = replace(spec, sizes=(260,))  # the pane's sizes are more than this small corpus has pairs for
     [finished] = [event for event in study_run(small).events() if isinstance(event, StudyFinished)]

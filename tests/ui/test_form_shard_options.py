@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.app import App
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
@@ -15,7 +14,6 @@ from textual.widgets import Checkbox, Input
 
 from bpe_tui.__main__ import main
 from bpe_tui.screens.corpus import CorpusScreen
-from bpe_tui.screens.study import StudyScreen
 from bpe_tui.study_process import StudySpec, study_run
 from bpe_tui.training_runner import TrainingRunner
 from core import reference
@@ -25,8 +23,8 @@ from core.train.run import train_bpe
 from tests.core.corpus.corpus_cases import SPECIAL, joined_text, sample_documents
 from tests.ui.app_harness import SIZE, settle
 from tests.ui.test_app_training import corpus_app, errors, wait_for, wait_for_state
-from tests.ui.test_views_study import SilentSource
-from tests.ui.views_harness import ViewsApp, session_with
+from tests.ui.test_views_study import started_study_spec
+from tests.ui.views_harness import session_with
 
 DOCUMENTS = sample_documents()[:60]
 
@@ -133,19 +131,10 @@ def test_a_text_field_left_empty_is_refused_as_the_cli_refuses_it() -> None:
 
 async def test_the_study_pane_reads_the_corpus_as_the_form_says(tmp_path: Path) -> None:
     corpus = json_lines(tmp_path / "docs.jsonl", [{"content": d} for d in DOCUMENTS[:20]] + ["not an object"])
-    sources, factory = SilentSource.recorder()
-
     session = session_with()
     session.set_corpus(corpus)
     session.set_corpus_reading("content", True)
-    app: App = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("r")
-        await wait_for_state(pilot, lambda: bool(sources) and sources[0].polled.is_set(), "the study to start")
-        await pilot.press("s")
-        await settle(pilot)
-    spec = sources[0].spec
+    spec = await started_study_spec(session)
     assert (spec.corpus_path, spec.text_field, spec.skip_bad_records) == (corpus, "content", True)
     run = study_run(StudySpec(corpus, (258, 260), special_tokens=(SPECIAL,), text_field="content", skip_bad_records=True))
     [finished] = [event for event in run.events() if isinstance(event, StudyFinished)]

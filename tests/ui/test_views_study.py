@@ -11,6 +11,7 @@ from functools import cache
 from textual.widgets import DataTable, Input, Static
 
 from bpe_tui.screens.study import StudyScreen, study_series
+from bpe_tui.session import Session
 from bpe_tui.study_process import StudySpec, study_run
 from bpe_tui.widgets.study_plot import StudyPlot
 from core.analysis.study import Study, StudyFinished, StudyRun
@@ -115,6 +116,21 @@ class SilentSource:
             return made[-1]
 
         return made, factory
+
+
+async def started_study_spec(session: Session) -> StudySpec:
+    """Start a study in the Study pane on ``session`` (``r``), stop it (``s``), and return the spec it ran."""
+    from tests.ui.test_app_training import wait_for_state
+
+    sources, factory = SilentSource.recorder()
+    app = ViewsApp(lambda session: StudyScreen(session, source_factory=factory), session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_for_state(pilot, lambda: bool(sources) and sources[0].polled.is_set(), "the study to start")
+        await pilot.press("s")
+        await settle(pilot)
+    return sources[0].spec
 
 
 async def test_s_stops_a_running_study() -> None:
