@@ -17,6 +17,7 @@ from bpe_tui.cli.arguments import path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import counted, escape_token
+from core.errors import SettingsError
 from core.fingerprint import fingerprint
 from core.formats import detect_format, load_tokenizer
 from core.model import CHAR_BASE, BPEModel
@@ -151,6 +152,8 @@ def _sample_lines(model: BPEModel) -> list[str]:
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Print the summary (inspect writes no files: ``outputs`` stays empty)."""
+    if args.longest < 0:  # -5 was taken silently, and listed the longest tokens but five
+        raise SettingsError(f"--longest {args.longest:,}: give how many tokens to list, 0 or more")
     path = Path(args.tokenizer)
     model = load_tokenizer(path, merges_path=args.merges)
     lines = [f"file:           {_shown(str(path))}"]

@@ -114,3 +114,9 @@ def test_a_file_without_its_fingerprint_is_shown_unverified(tmp_path: Path, caps
     assert f"fingerprint:    {fingerprint(small_model())}  (unverified: the file has no fingerprint key)" in out
     code, out, err = inspect(capsys, path, "--no-samples")
     assert f"fingerprint:    {fingerprint(small_model())}\n" in out
+
+
+def test_a_negative_longest_is_one_line(tmp_path: Path) -> None:
+    # --longest -5 was taken silently and listed all the longest tokens but five.
+    result = run_cli("inspect", tokenizer_file(tmp_path), "--longest", "-5", cwd=tmp_path)
+    assert_one_line_error(result, "--longest -5: give how many tokens to list, 0 or more")
