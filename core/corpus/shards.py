@@ -273,7 +273,7 @@ def _tokenizer_files(names: list[str]) -> set[str]:
     present = set(names)
     found = present & {"tokenizer.json"}
     for name in names:
-        if "vocab" in name and name.endswith(".json"):
+        if name.endswith(".json"):  # vocab.json, or out.json beside the out-merges.txt convert wrote
             partner = merges_path_for(name).name
             if partner in present:
                 found |= {name, partner}

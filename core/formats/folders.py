@@ -28,9 +28,11 @@ def folder_candidates(folder: Path) -> list[tuple[Path, Path | None]]:
     vocabs = sorted(path for path in folder.glob("*vocab*.json") if path.is_file())
     merges = sorted(path for path in folder.glob("*merges*.txt") if path.is_file())
     pairs: list[tuple[Path, Path | None]] = []
-    for vocab in vocabs:
+    # A vocab named otherwise is found by its partner: convert --to gpt2 out.json writes out-merges.txt.
+    named = sorted({*vocabs, *(path for path in folder.glob("*.json") if merges_path_for(path) in merges)})
+    for vocab in named:
         partner = merges_path_for(vocab)
-        if partner in merges:
+        if partner in merges and vocab.is_file():
             pairs.append((vocab, partner))
     if not pairs and len(vocabs) == 1 and len(merges) == 1:
         pairs.append((vocabs[0], merges[0]))  # the only two: a pair whatever their names

@@ -126,3 +126,13 @@ def test_a_hugging_face_folder_loads_its_tokenizer_json_before_its_gpt2_pair(tmp
     folder = gpt2_folder(tmp_path / "hf", "vocab.json", "merges.txt")
     save_tokenizer(small_model(), folder / "tokenizer.json", format="hf")
     assert load_tokenizer(folder).vocab_size == small_model().vocab_size
+
+
+def test_the_pair_convert_writes_under_any_name_is_found_in_its_folder(tmp_path: Path) -> None:
+    """``convert --to gpt2 out.json`` writes ``out.json`` and ``out-merges.txt``; a folder holding them was
+    "no tokenizer" (only ``*vocab*.json`` names were looked at), though the README says it loads."""
+    written = save_tokenizer(small_model(), tmp_path / "out.json", format="gpt2")
+    assert sorted(path.name for path in written) == ["out-merges.txt", "out.json"]
+    (tmp_path / "notes.json").write_text("{}", encoding="utf-8")  # no partner: not a vocab
+    model = load_tokenizer(tmp_path)
+    assert (model.vocab, model.merges) == (small_model().vocab, small_model().merges)
