@@ -7,7 +7,7 @@ from typing import Any
 
 from bpe_tui.lenses.shown import quoted, tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
-from bpe_tui.text import cell_width, pad_cells
+from bpe_tui.text import cell_width, counted, pad_cells
 from core.analysis.lenses.fragments import FragmentsResult, fragments
 
 DEFAULT_TEXT = "It's 2024: don't split  these words!<|endoftext|>"
@@ -19,10 +19,10 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> FragmentsResult
 
 def render_text(result: FragmentsResult) -> str:
     width = max((cell_width(quoted(f.text)) for f in result.fragments), default=0)
-    lines = [f"{len(result.fragments)} fragments; tokens crossing a fragment boundary: {result.crossing}"
+    lines = [f"{counted(len(result.fragments), 'fragment')}; tokens crossing a fragment boundary: {result.crossing}"
              + ("" if result.specials else " (special tokens read as text)")]
     for fragment in result.fragments:
-        kind = "special" if fragment.special else f"{fragment.bytes} bytes"
+        kind = "special" if fragment.special else counted(fragment.bytes, "byte")
         lines.append(f"  {pad_cells(quoted(fragment.text), width)}  {kind:>9}  -> {tokens_line(fragment.tokens)}")
     return "\n".join(lines)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from bpe_tui.lenses.shown import ids_line, tokens_line
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
+from bpe_tui.text import counted
 from core.analysis.lenses.slider import SliderResult, slider
 
 DEFAULT_TEXT = "Tokenizers quietly rewrite unbelievable sentences."
@@ -18,8 +19,8 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> SliderResult:
 
 def render_text(result: SliderResult) -> str:
     return "\n".join([
-        f"after {result.merges:,} of {result.total_merges:,} merges: {result.count} tokens "
-        f"({result.text_bytes} bytes)",
+        f"after {result.merges:,} of {result.total_merges:,} merges: {counted(result.count, 'token')} "
+        f"({counted(result.text_bytes, 'byte')})",
         tokens_line(result.tokens),
         ids_line(result.ids),
     ])

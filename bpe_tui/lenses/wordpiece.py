@@ -9,7 +9,7 @@ from typing import Any
 from bpe_tui.lenses.pairs import corpus_option, word_counts
 from bpe_tui.lenses.shown import pair_text
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
-from bpe_tui.text import cell_width, pad_cells
+from bpe_tui.text import cell_width, counted, pad_cells
 from core.analysis.lenses.wordpiece import WordpieceResult, compare_scores
 
 
@@ -19,7 +19,7 @@ def compute(context: LensContext, options: Mapping[str, Any]) -> WordpieceResult
 
 def render_text(result: WordpieceResult) -> str:
     shared_pairs = {m.pair for m in result.bpe} & {m.pair for m in result.wordpiece}
-    lines = [f"{len(result.bpe)} merges each; {result.shared} pairs merged by both (marked *); "
+    lines = [f"{counted(len(result.bpe), 'merge')} each; {counted(result.shared, 'pair')} merged by both (marked *); "
              "ties go to the lexicographically greater pair"]
     left = [f"{pair_text(m.pair)}  {m.score_text(False)}" for m in result.bpe]
     width = max(map(cell_width, left), default=0)

@@ -224,3 +224,17 @@ def test_help_gives_every_lens_options_default_under_a_heading_that_fits() -> No
               for group in parser._action_groups}
     assert titles["options of several lenses"] == ["--text", "--merges", "--corpus", "--word", "--words"]
     assert "slider lens" not in titles and titles["budget lens"] == ["--mix"]
+
+
+def test_counts_of_one_take_the_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # "1 fragments", "1 bytes" and "1 pairs merged by both" were printed.
+    tok = tokenizer_file(tmp_path)
+    code, out, _ = lens(capsys, "fragments", tok, "--text", "a")
+    assert code == 0 and out.startswith("1 fragment;") and '"a"     1 byte  ->' in out
+    code, out, _ = lens(capsys, "slider", tok, "--text", "a")
+    assert code == 0 and out.startswith(f"after {len(small_model().merges)} of {len(small_model().merges)} merges: "
+                                        "1 token (1 byte)")
+    corpus = tmp_path / "words.txt"
+    corpus.write_text("ab 5\n", encoding="utf-8")
+    code, out, _ = lens(capsys, "wordpiece", tok, "--corpus", corpus, "--merges", "1")
+    assert code == 0 and out.startswith("1 merge each; 1 pair merged by both (marked *)")
