@@ -11,7 +11,8 @@ worker count beyond what the machine can use.
 from __future__ import annotations
 
 import argparse
-from typing import Any, NoReturn
+import sys
+from typing import IO, Any, NoReturn
 
 from core.input_files import shown_path
 from core.limits import undecodable_byte, utf8_name_problem, workers_problem
@@ -175,6 +176,31 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
         help="skip records that cannot be read (not JSON, no text field, not a string), count them and "
         "report them, instead of stopping at the first",
     )
+
+
+def warn_unused_record_options(
+    args: argparse.Namespace, corpus: str | None, command: str, stream: IO[str] | None = None
+) -> None:
+    """One warning line when ``--text-field`` or ``--skip-bad-records`` is given for a corpus with no JSON
+    lines or Parquet shard, which has no records for them to apply to: they were silently unused, so a
+    user who meant another corpus (or expected them to act on text) was not told. The run goes on."""
+    given = [name for name, used in (("--text-field", args.text_field != "text"),
+                                     ("--skip-bad-records", args.skip_bad_records)) if used]
+    if corpus is None or not given:
+        return
+    from core.corpus.shards import open_corpus  # here: only when those options are given
+    from core.errors import BPEError
+
+    try:
+        shards = open_corpus(corpus).shards
+    except BPEError:
+        return  # the command says what is wrong with the corpus
+    if any(shard.kind in ("jsonl", "parquet") for shard in shards):
+        return
+    print(f"bpe-tui {command}: warning: {' and '.join(given)} {'is' if len(given) == 1 else 'are'} for JSON "
+          f"lines and Parquet records, and {shown_path(corpus)} holds plain text only: "
+          f"{'it is' if len(given) == 1 else 'they are'} not used",
+          file=stream or sys.stderr, flush=True)
 
 
 def add_force(parser: argparse.ArgumentParser) -> None:

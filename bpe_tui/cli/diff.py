@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, path_text, utf8_text
+from bpe_tui.cli.arguments import add_corpus_options, path_text, utf8_text, warn_unused_record_options
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.diff_report import report_lines
 from core.analysis.diff import corpus_word_counts, structural_diff
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     a = load_tokenizer(Path(args.a))
     b = load_tokenizer(Path(args.b))
     word_counts = None
+    warn_unused_record_options(args, args.corpus, "diff")
     if args.corpus is not None:
         word_counts = corpus_word_counts(
             args.corpus, a, text_field=args.text_field, skip_bad_records=args.skip_bad_records

@@ -19,7 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, path_text, worker_count
+from bpe_tui.cli.arguments import (
+    add_corpus_options, add_force, one_corpus, path_text, warn_unused_record_options, worker_count,
+)
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import counted, escape_token, eta, format_duration, format_eta, format_rate, rate
@@ -82,6 +84,7 @@ def _size(text: str) -> CorpusSize:
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
+    warn_unused_record_options(args, one_corpus(args.corpus, "export"), "export")
     corpus = open_corpus(one_corpus(args.corpus, "export"))
     for shard in corpus.shards:
         outputs.add_input(shard.path, "the corpus")

@@ -17,7 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, one_corpus, path_text, special_token, worker_count
+from bpe_tui.cli.arguments import (
+    add_corpus_options, one_corpus, path_text, special_token, warn_unused_record_options, worker_count,
+)
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train import skipped_line
 from bpe_tui.sample_files import sample_paths
@@ -170,6 +172,7 @@ def sample_note(corpus: str, bytes_: int, capped: bool) -> str | None:
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Read the texts, run the study and print the table or JSON (writes no files)."""
     corpus = one_corpus(args.corpus, "study")
+    warn_unused_record_options(args, corpus, "study")
     if args.min_char_count is not None and args.base != CHAR_BASE:
         raise SettingsError("--min-char-count applies to the character base only; add --base chars or drop it")
     sample = corpus_sample(

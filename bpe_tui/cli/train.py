@@ -21,7 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from bpe_tui.cli.arguments import add_corpus_options, add_force, one_corpus, path_text, special_token, worker_count
+from bpe_tui.cli.arguments import (
+    add_corpus_options, add_force, one_corpus, path_text, special_token, warn_unused_record_options, worker_count,
+)
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
 from bpe_tui.cli.train_events import events_file, finish_events, write_event
@@ -160,6 +162,7 @@ def train_command(
         min_char_count=1 if min_char_count is None else min_char_count,
         min_count=getattr(args, "min_count", 1),
     )
+    warn_unused_record_options(args, spec.corpus_path, "train", stream)
     training = training_run(spec)
     assert training.path is not None
     if args.output is not None:

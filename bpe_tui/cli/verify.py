@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, path_text
+from bpe_tui.cli.arguments import add_corpus_options, path_text, warn_unused_record_options
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.export.npy_ids import IdsFileError
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         # They say how to read --corpus; without it they would be ignored, and the ok line would mislead.
         raise SettingsError("--text-field and --skip-bad-records say how to read --corpus; add --corpus CORPUS "
                             "or drop them")
+    warn_unused_record_options(args, args.corpus, "verify")
     check_regular_file(args.ids, IdsFileError)
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
     try:

@@ -251,3 +251,30 @@ def test_an_empty_corpus_trains_with_a_warning(tmp_path: Path, capsys: pytest.Ca
     code = main(["train", str(tmp_path / "full.txt"), "--vocab-size", "300", "-o", str(tmp_path / "tok.json"),
                  "--force"])
     assert code == 0 and "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["train", "export", "study", "verify", "diff"])
+def test_record_options_on_plain_text_are_said_to_be_unused(tmp_path: Path, command: str) -> None:
+    """``--text-field`` and ``--skip-bad-records`` apply to records; on a plain-text corpus they were
+    silently unused, so a user who meant another corpus was not told. One warning; the run goes on."""
+    from tests.cli.cli_cases import tokenizer_file
+
+    text = tmp_path / "plain.txt"
+    text.write_text("low lower lowest\n" * 20, encoding="utf-8")
+    tok = tokenizer_file(tmp_path)
+    ids = tmp_path / "ids.npy"
+    assert run_cli("export", text, tok, "-o", ids, cwd=tmp_path).returncode == 0
+    args = {
+        "train": ["train", text, "--vocab-size", "260", "-o", tmp_path / "t.json"],
+        "export": ["export", text, tok, "-o", tmp_path / "again.npy"],
+        "study": ["study", text, "--sizes", "258,260"],
+        "verify": ["verify", ids, tok, "--corpus", text],
+        "diff": ["diff", tok, tok, "--corpus", text],
+    }[command]
+    result = run_cli(*args, "--text-field", "body", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [warning] = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warning == (f"bpe-tui {command}: warning: --text-field is for JSON lines and Parquet records, and "
+                       f"{text} holds plain text only: it is not used")
+    quiet = run_cli(*args, cwd=tmp_path) if command not in ("train", "export") else None
+    assert quiet is None or "warning" not in quiet.stderr
