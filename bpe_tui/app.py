@@ -29,10 +29,6 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
-from core.errors import BPEError
-from core.input_files import shown_path
-from core.output_errors import describe_write_error
-
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.no_color import TokenGreys
 from bpe_tui.messages import SessionChanged, TrainingChanged
@@ -57,7 +53,7 @@ from bpe_tui.startup_run import startup_spec
 from bpe_tui.text import counted, shown_text
 from bpe_tui.theme_marks import ReadableMarks
 from bpe_tui.training_spec import TrainingSpec
-from bpe_tui.training_runner import Run, TrainingRunner, with_corpus_hash
+from bpe_tui.training_runner import Run, TrainingRunner
 from bpe_tui.training_state import TrainedTokenizer, TrainingState
 
 
@@ -369,16 +365,8 @@ class BpeTuiApp(ReadableMarks):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="save")
     def _save(self, trained: TrainedTokenizer, path: Path) -> None:
-        from core.formats import save_tokenizer
-
-        try:
-            save_tokenizer(with_corpus_hash(trained.loaded.model), path, format="bpe-tui")
-        except BPEError as error:  # its message names the path already
-            self.post_message(self.SaveFailed(path, str(error)))
-        except OSError as error:
-            self.post_message(self.SaveFailed(path, f"cannot write {shown_path(path)}: {describe_write_error(error)}"))
-        else:
-            self.post_message(self.Saved(trained, path))
+        problem = trained.save(path)
+        self.post_message(self.Saved(trained, path) if problem is None else self.SaveFailed(path, problem))
 
     @on(Saved)
     def _saved(self, message: Saved) -> None:

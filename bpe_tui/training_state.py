@@ -10,12 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.errors import BPEError
+from core.input_files import shown_path
+from core.output_errors import describe_write_error
 from core.train.events import MergeMade
 
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_process import SamplesMeasured
 from bpe_tui.training_spec import TrainingSpec
-from bpe_tui.training_runner import TrainingRunner
+from bpe_tui.training_runner import TrainingRunner, with_corpus_hash
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,19 @@ class TrainedTokenizer:
         stem = self.spec.corpus_path.stem if self.spec.corpus_path is not None else "samples"
         stem = "".join(char if char.isprintable() else "_" for char in stem)
         return folder / f"{stem}-{self.loaded.model.vocab_size}.json"
+
+    def save(self, path: Path) -> str | None:
+        """Write it to ``path`` atomically, in bpe-tui's format with its corpus's hash (run in a worker
+        thread: hashing and writing take a while); ``None`` when saved, else one line that names the path."""
+        from core.formats import save_tokenizer
+
+        try:
+            save_tokenizer(with_corpus_hash(self.loaded.model), path, format="bpe-tui")
+        except BPEError as error:  # its message names the path already
+            return str(error)
+        except OSError as error:
+            return f"cannot write {shown_path(path)}: {describe_write_error(error)}"
+        return None
 
 
 @dataclass
