@@ -268,15 +268,17 @@ def _tokenizer_files(names: list[str]) -> set[str]:
     >>> sorted(_tokenizer_files(["vocab.json", "merges.txt", "a.txt", "gpt2-vocab.json", "tokenizer.json"]))
     ['merges.txt', 'tokenizer.json', 'vocab.json']
     """
-    from core.formats.gpt2 import merges_path_for  # here: a folder search seldom meets one
+    jsons = [name for name in names if name.endswith(".json")]
+    if not jsons:
+        return set()  # most folders of shards: no need to import the GPT-2 format (and regex) at all
+    from core.formats.gpt2 import merges_path_for
 
     present = set(names)
     found = present & {"tokenizer.json"}
-    for name in names:
-        if name.endswith(".json"):  # vocab.json, or out.json beside the out-merges.txt convert wrote
-            partner = merges_path_for(name).name
-            if partner in present:
-                found |= {name, partner}
+    for name in jsons:  # vocab.json, or out.json beside the out-merges.txt convert wrote
+        partner = merges_path_for(name).name
+        if partner in present:
+            found |= {name, partner}
     return found
 
 
