@@ -9,7 +9,6 @@ or an older keystroke is dropped instead of overwriting a newer one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from textual import events, on, work
@@ -61,8 +60,25 @@ class BoundariesScreen(PaneScreen):
     AUTO_FOCUS = "#boundaries-tokens"
     """Focused as the pane first shows, not after mounting: keys typed while it opens must not land in the text."""
 
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
-    """Its layout: the text field, the token views (one, or English beside Japanese), the lines below."""
+    DEFAULT_CSS = """
+    BoundariesScreen {
+        layout: vertical;
+        #boundaries-header {
+            height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+        }
+        #boundaries-input { height: 5; max-height: 40%; margin: 0 1; border: round $primary-muted; }
+        #boundaries-input:focus { height: 12; border: round $primary; }
+        #boundaries-views { height: 1fr; width: 100%; }
+        TokenView { height: 1fr; width: 1fr; border: round $primary-muted; }
+        TokenView:focus { border: round $primary; }
+        #boundaries-en-tokens, #boundaries-ja-tokens { display: none; }
+        &.-side-by-side #boundaries-tokens { display: none; }
+        &.-side-by-side #boundaries-en-tokens, &.-side-by-side #boundaries-ja-tokens { display: block; }
+        #token-detail { height: 1; padding: 0 1; }
+        #boundaries-coverage { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        #boundaries-stats { margin: 0 1; max-height: 5; }
+    }
+    """
 
     BINDINGS = [
         Binding("s", "next_sample", "Sample"),
