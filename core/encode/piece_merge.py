@@ -36,6 +36,9 @@ from core.encode.merge_loops import NO_RANK, SMALL_LIMIT, merge_heap, merge_smal
 SHORT_PIECE = 24
 """Pieces up to this many bytes are merged directly; longer ones go unit by unit."""
 
+DIRECT_SEAM_VERDICTS = 256
+"""Seam verdicts found by merging alone before the byte-pair flags (a pass over every merge) are built."""
+
 # Byte -> 1 where a UTF-8 character can start with it (any byte but a continuation byte 0x80-0xBF).
 _CHAR_START = bytes(int(not 0x80 <= byte < 0xC0) for byte in range(256))
 
@@ -275,9 +278,12 @@ class MergeEngine:
 
     def _pair_is_final(self, pair: tuple[int, int]) -> bool:
         left, right = self._token_bytes[pair[0]], self._token_bytes[pair[1]]
-        # A merge across the seam would make a token holding the seam's two bytes side by side.
-        if not self._inner_byte_pairs()[left[-1] << 8 | right[0]]:
-            return True
+        # A merge across the seam would make a token holding the seam's two bytes side by side. The flags
+        # cost a pass over every merge, so the first few verdicts (English with a few dashes needs a
+        # handful) are found by merging alone.
+        if self._byte_pair_flags is not None or len(self._pairs) >= DIRECT_SEAM_VERDICTS:
+            if not self._inner_byte_pairs()[left[-1] << 8 | right[0]]:
+                return True
         return self.merge_bytes(left + right) == list(pair)
 
     def _inner_byte_pairs(self) -> bytearray:

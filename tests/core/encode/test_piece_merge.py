@@ -141,6 +141,27 @@ def test_compatible_says_whether_a_pair_survives_encoding() -> None:
     assert engine.compatible(h, t)
 
 
+@settings(max_examples=100, deadline=None)
+@given(choices=index_pairs, picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=30))
+def test_seam_verdicts_are_the_same_with_and_without_the_byte_pair_flags(choices, picks) -> None:
+    engine = tokenizer_from_merges(random_merges(choices, ALPHABET))._engine
+    ids = sorted(engine._token_bytes)
+    pairs = [(ids[a % len(ids)], ids[b % len(ids)]) for a, b in picks]
+    by_merging = [engine._pair_is_final(pair) for pair in pairs]  # a fresh engine has no flags yet
+    assert engine._byte_pair_flags is None
+    engine._inner_byte_pairs()
+    assert [engine._pair_is_final(pair) for pair in pairs] == by_merging
+
+
+def test_a_few_seam_verdicts_do_not_cost_a_pass_over_every_merge() -> None:
+    # English with a dash or two needs a handful of verdicts: building the flags cost more than all of them.
+    merges = kana_merges()
+    tokenizer = tokenizer_from_merges(merges)
+    text = "あいのあいの あのい"
+    assert engine_tokens(tokenizer, text) == naive_encode_tokens(text, merges)
+    assert tokenizer._engine._pairs and tokenizer._engine._byte_pair_flags is None
+
+
 def test_bounded_memo_never_exceeds_its_limit() -> None:
     calls = []
     memo = BoundedMemo(lambda key: calls.append(key) or key * 2, limit=3, keep=lambda key: key < 100)
