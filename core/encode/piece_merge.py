@@ -136,8 +136,8 @@ class MergeEngine:
         """
         data = piece.encode("utf-8")  # a surrogate raises here, as the tokenizer expects
         if len(data) == len(piece):  # ASCII
-            if len(piece) <= SHORT_PIECE:
-                return tuple(self.merge_bytes(data))
+            if len(piece) <= SHORT_PIECE:  # most misses: merge_bytes inlined (SHORT_PIECE <= SMALL_LIMIT)
+                return tuple(merge_small(self._start_ids(data), self._pair_ranks, self._merged_ids))
             units = [unit for unit, _ in _UNITS.findall(piece)]
         elif len(piece) == 1:
             return self._units[piece]
