@@ -160,7 +160,9 @@ class MergeEngine:
             return tuple(chain.from_iterable(tokens))
         return self._glue(piece, units, tokens, seams)
 
-    def encode_text(self, text: str, pieces: list[str], piece_ids: Mapping[str, Sequence[int]]) -> list[int] | None:
+    def encode_text(
+        self, text: str, pieces: list[str], piece_ids: Mapping[str, Sequence[int]], *, tiled: bool = False
+    ) -> list[int] | None:
         """Encode all of ``text`` (whose pre-tokens are ``pieces``) mostly character by character.
 
         For text of wide characters (Japanese, Chinese) almost every pre-token is unique, so a cache
@@ -169,10 +171,11 @@ class MergeEngine:
         run of characters joined by such seams is a *cluster*, encoded whole (cached by its text) and
         checked against its neighbours; everything else is ``str.translate`` of characters to their
         cached tokens. A piece whose cluster fails a check goes through ``piece_ids`` instead. Returns
-        ``None`` when this does not apply (ids too large for ``chr``, or pieces that do not tile the text).
+        ``None`` when this does not apply (ids too large for ``chr``, or pieces that do not tile the text;
+        ``tiled`` says they are known to).
         """
         table = self._char_tokens
-        if table is None or sum(map(len, pieces)) != len(text):
+        if table is None or not (tiled or sum(map(len, pieces)) == len(text)):
             return None
         units, pairs = self._units, self._pairs
         starts = list(accumulate(map(len, pieces), initial=0))

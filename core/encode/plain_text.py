@@ -28,11 +28,13 @@ class PlainTextEncoder:
     Args:
         engine: merges one pre-token at a time.
         split: the pattern's ``findall``: text -> pre-tokens.
+        tiles: the pattern's pre-tokens always join back into the text (else that is checked where it matters).
     """
 
-    def __init__(self, engine: MergeEngine, split: Callable[[str], list[str]]) -> None:
+    def __init__(self, engine: MergeEngine, split: Callable[[str], list[str]], tiles: bool = False) -> None:
         self.engine = engine
         self.split = split
+        self.tiles = tiles
         self.cache = PieceCache(engine.encode_piece, keep=worth_caching)
         """Pre-token -> ids for pre-tokens of up to 64 bytes."""
 
@@ -47,22 +49,24 @@ class PlainTextEncoder:
             out += ids
             size = SPLIT_CHARS if cut > start else 2 * size  # one piece longer than the slice: widen
             start = cut
-        return out + self.encode_split(text[start:], self.split(text[start:]))
+        out += self.encode_split(text[start:], self.split(text[start:]))
+        return out
 
     def encode_settled(self, text: str, start: int, end: int) -> tuple[list[int], int]:
         """Ids of ``text[start:cut]``, the longest prefix of ``text[start:end]`` whose pre-tokens cannot
         change whatever follows ``end`` (all but the last few), and ``cut``; ``text[start]`` must begin one."""
         pieces = self.split(text[start:end])
-        if len(pieces) > HELD_PIECES and sum(map(len, pieces)) == end - start:
+        if len(pieces) > HELD_PIECES and (self.tiles or sum(map(len, pieces)) == end - start):
             cut = end - sum(map(len, pieces[-HELD_PIECES:]))
-            return self.encode_split(text[start:cut], pieces[:-HELD_PIECES]), cut
+            del pieces[-HELD_PIECES:]
+            return self.encode_split(text[start:cut], pieces), cut
         return [], start
 
     def encode_split(self, text: str, pieces: list[str]) -> list[int]:
         """Ids for ``text``, given its pre-tokens."""
         # Text of mostly wide characters: pre-tokens rarely repeat, their characters do.
         if len(pieces) > 32 and not text.isascii() and len(text.encode("utf-8")) > 2 * len(text):
-            ids = self.engine.encode_text(text, pieces, self.cache)
+            ids = self.engine.encode_text(text, pieces, self.cache, tiled=self.tiles)
             if ids is not None:
                 return ids
         return self.encode_pieces(pieces)

@@ -42,7 +42,7 @@ from core.encode.special_tokens import DisallowedSpecialTokenError, SpecialToken
 from core.encode.streaming import certain_prefix, encode_stream
 from core.errors import SettingsError
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
-from core.pretokenize.fast_split import splitter_for
+from core.pretokenize.fast_split import splitter_for, tiles_every_text
 from core.pretokenize.patterns import GPT2_PATTERN
 
 __all__ = [
@@ -176,7 +176,7 @@ class Tokenizer:
             self._engine = CharMergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab, char_token_ids(self.vocab))
         else:
             self._engine = MergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab)
-        self._plain = PlainTextEncoder(self._engine, splitter_for(pattern))
+        self._plain = PlainTextEncoder(self._engine, splitter_for(pattern), tiles=tiles_every_text(pattern))
         self._specials = SpecialTokens(special_ids)
         self._source = source
 

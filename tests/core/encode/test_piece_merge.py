@@ -145,7 +145,8 @@ def test_compatible_says_whether_a_pair_survives_encoding() -> None:
 @given(choices=index_pairs, picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=30))
 def test_seam_verdicts_are_the_same_with_and_without_the_byte_pair_flags(choices, picks) -> None:
     engine = tokenizer_from_merges(random_merges(choices, ALPHABET))._engine
-    ids = sorted(engine._token_bytes)
+    # Seams are asked about only between tokens of real encodings, so each token is its own encoding.
+    ids = [token for token in sorted(engine._token_bytes) if engine.merge_bytes(engine._token_bytes[token]) == [token]]
     pairs = [(ids[a % len(ids)], ids[b % len(ids)]) for a, b in picks]
     by_merging = [engine._pair_is_final(pair) for pair in pairs]  # a fresh engine has no flags yet
     assert engine._byte_pair_flags is None
