@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import core.encode.plain_text
 from core.errors import BPEError, SettingsError
-from core.pretokenize.fast_split import splitter_for
+from core.pretokenize.fast_split import splitter_for, tiles_every_text
 from core.model import BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN, compile_pattern
 from core.encode.tokenizer import DisallowedSpecialTokenError, InvalidTokenIdError, Tokenizer
@@ -205,6 +205,15 @@ def test_model_property_includes_appended_special_tokens() -> None:
 @given(st.text())
 def test_fast_splitter_equals_the_regex_pattern(text) -> None:
     assert splitter_for(GPT2_PATTERN)(text) == compile_pattern().findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=())))
+def test_gpt2_pieces_tile_every_text_as_encoding_assumes(text) -> None:
+    # Encoding skips checking this for the patterns tiles_every_text names; any character, surrogates too.
+    assert tiles_every_text(GPT2_PATTERN)
+    assert "".join(compile_pattern().findall(text)) == text
+    assert "".join(splitter_for(GPT2_PATTERN)(text)) == text
 
 
 @settings(max_examples=200, deadline=None)
