@@ -15,6 +15,10 @@ something else than in ``regex``:
   a capturing group would keep only the group. Groups become ``(?:...)`` (a back-reference is refused).
 * A class inside a class (BLOOM's ``[^(\\s|[.,!?…])]``) adds its characters to the outer one there; in
   ``regex`` its ``[`` is a character. Its characters are written into the outer class.
+* An interval followed by ``+`` is repeated there (``\\p{N}{1,3}+`` takes any run of digits), possessive
+  here (three digits at most); an exact interval followed by ``?`` is optional there (``a{2}?b`` matches
+  ``b``), lazy here. They become ``(?:\\p{N}{1,3})+`` and ``(?:a{2})?``; written back, a possessive interval
+  becomes the atomic group ``(?>\\p{N}{1,3})``, and a lazy exact one loses its ``?``.
 
 Spellings whose meaning differs and that have no short translation are refused, naming the spelling:
 ``(?m)``, which makes ``.`` match a newline there; ``\\U0001F600`` and ``\\N{name}``, code points here and
@@ -28,6 +32,9 @@ from __future__ import annotations
 import regex
 
 from core.errors import SettingsError, TokenizerFileError
+
+_INTERVAL = regex.compile(r"\{(\d*)(,?)(\d*)\}")
+"""A counted repeat, ``{2}``, ``{1,3}``, ``{2,}`` or ``{,3}``, as both engines read one."""
 
 _BRACED_ESCAPES = "pPxNu"
 """Escapes that may take a braced argument (``\\p{L}``, ``\\x{3042}``), which may hold ``^``."""
@@ -52,6 +59,20 @@ _DIFFERENT = {
 """Escapes the two engines define differently, refused."""
 
 
+def _interval_at(pattern: str, i: int) -> regex.Match[str] | None:
+    """The counted repeat starting at ``pattern[i]`` (a ``{``), or ``None`` where ``{`` is a character."""
+    match = _INTERVAL.match(pattern, i)
+    return match if match is not None and (match[1] or match[3]) else None
+
+
+def _repeated_interval(out: list[str], atom_start: int, interval: str, after: str) -> str:
+    """Oniguruma's reading of ``atom{n,m}+`` or ``atom{n}?`` (``after`` is the ``+`` or ``?``), spelled for
+    ``regex`` over the atom that ``out[atom_start:]`` holds, which it takes out of ``out``."""
+    atom = "".join(out[atom_start:])
+    del out[atom_start:]
+    return f"(?:{atom}{interval}){after}"
+
+
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
@@ -63,6 +84,8 @@ def python_pattern(pattern: str, where: str) -> str:
     """
     out: list[str] = []
     depth = 0  # inside how many character classes
+    atom_start = 0  # where in out the last atom (what a quantifier repeats) starts
+    groups: list[int] = []  # where in out each open group starts
     i, size = 0, len(pattern)
     while i < size:
         char = pattern[i]
@@ -81,6 +104,8 @@ def python_pattern(pattern: str, where: str) -> str:
                 escape = f"\\U{int(escape[3:-1], 16):08X}"  # \x{3042}: regex spells a code point \U00003042
             elif escape == "\\Z" and not depth:
                 escape = "(?=\\n?\\z)"
+            if not depth:
+                atom_start = len(out)
             out.append(escape)
             i = end
             continue
@@ -101,10 +126,21 @@ def python_pattern(pattern: str, where: str) -> str:
             continue
         if char == "[":
             depth = 1
+            atom_start = len(out)
             start = i + 1 + (pattern[i + 1 : i + 2] == "^")
             end = start + (pattern[start : start + 1] == "]")  # a ']' first in a class is a literal
             out.append(pattern[i:end])
             i = end
+            continue
+        interval = _interval_at(pattern, i) if char == "{" else None
+        if interval is not None:
+            after = pattern[interval.end() : interval.end() + 1]
+            if after == "+" or after == "?" and not interval[2]:  # repeated or optional in Oniguruma
+                out.append(_repeated_interval(out, atom_start, interval.group(), after))
+                i = interval.end() + 1
+            else:
+                out.append(interval.group())
+                i = interval.end()
             continue
         if char == "(" and pattern.startswith("(?", i):
             flags = _inline_flags(pattern, i + 2)
@@ -112,6 +148,7 @@ def python_pattern(pattern: str, where: str) -> str:
                 _refuse(where, "(?m)", "it makes '.' match a newline in Hugging Face's engine")
             named = regex.match(r"\(\?P?<(?![=!])[^>]*>", pattern[i:])
             if named:  # a named group captures: written as a plain group, like the unnamed ones below
+                groups.append(len(out))
                 out.append("(?:")
                 i += named.end()
                 continue
@@ -121,6 +158,12 @@ def python_pattern(pattern: str, where: str) -> str:
             char = "(?<![^\\n])"
         elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
             char = "(?=\\n|\\z)"
+        if pattern[i] == "(":
+            groups.append(len(out))
+        elif char == ")":
+            atom_start = groups.pop() if groups else len(out)
+        elif char not in "*+?":
+            atom_start = len(out)
         out.append(char)
         i += 1
     return "".join(out)
@@ -145,8 +188,9 @@ def onig_pattern(pattern: str, label: str) -> str:
     """The other way: a pattern as bpe-tui (``regex``) reads it, spelled so that Oniguruma reads it alike.
 
     ``^`` becomes ``\\A``, ``$`` ``(?=\\n?\\z)`` (the end, or before a final newline; kept after ``\\s++``
-    or ``\\s*+``), ``\\Z`` ``\\z``, ``\\U00003042`` ``\\x{00003042}``, and a ``[`` inside a class, a
-    character here, ``\\[``. ``label`` names the
+    or ``\\s*+``), ``\\Z`` ``\\z``, ``\\U00003042`` ``\\x{00003042}``, a ``[`` inside a class, a
+    character here, ``\\[``, a possessive interval ``x{1,3}+`` the atomic group ``(?>x{1,3})``, and ``x{2}?``
+    ``x{2}``. ``label`` names the
     tokenizer in errors.
 
     >>> onig_pattern(r"^a|b$|\\s++$|[[x]", "t")
@@ -158,6 +202,8 @@ def onig_pattern(pattern: str, label: str) -> str:
     """
     out: list[str] = []
     in_class = False
+    atom_start = 0  # where in out the last atom (what a quantifier repeats) starts
+    groups: list[int] = []  # where in out each open group starts
     i, size = 0, len(pattern)
     while i < size:
         char = pattern[i]
@@ -172,6 +218,8 @@ def onig_pattern(pattern: str, label: str) -> str:
                 end += 8
             elif escape == "\\Z" and not in_class:
                 escape = "\\z"
+            if not in_class:
+                atom_start = len(out)
             out.append(escape)
             i = end
         elif in_class:
@@ -182,10 +230,21 @@ def onig_pattern(pattern: str, label: str) -> str:
             i += 1
         elif char == "[":
             in_class = True
+            atom_start = len(out)
             start = i + 1 + (pattern[i + 1 : i + 2] == "^")
             end = start + (pattern[start : start + 1] == "]")
             out.append(pattern[i:end])
             i = end
+        elif char == "{" and (interval := _interval_at(pattern, i)) is not None:
+            after = pattern[interval.end() : interval.end() + 1]
+            if after == "+":  # possessive here; Oniguruma's atomic group means the same
+                atom = "".join(out[atom_start:])
+                del out[atom_start:]
+                out.append(f"(?>{atom}{interval.group()})")
+                i = interval.end() + 1
+            else:  # an exact interval's lazy ? changes nothing here, and there would make it optional
+                out.append(interval.group())
+                i = interval.end() + (after == "?" and not interval[2])
         else:
             if char == "(" and pattern.startswith("(?", i) and set(_inline_flags(pattern, i + 2)) & {"m", "s"}:
                 refused = "(?m) or (?s)"
@@ -193,6 +252,12 @@ def onig_pattern(pattern: str, label: str) -> str:
                 char = "\\A"
             elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
                 char = "(?=\\n?\\z)"
+            if pattern[i] == "(":
+                groups.append(len(out))
+            elif char == ")":
+                atom_start = groups.pop() if groups else len(out)
+            elif char not in "*+?":
+                atom_start = len(out)
             out.append(char)
             i += 1
         if refused:

@@ -268,6 +268,45 @@ def test_our_tokenizer_json_spells_anchors_for_oniguruma(tmp_path: Path) -> None
     assert encoder(load_tokenizer(path)).encode("ab\nab\n") == ours.encode("ab\nab\n")
 
 
+def digits_model(pattern: str):
+    """Merges ``3`` + ``4`` first, then ``1`` + ``2`` and ``12`` + ``3``: ``12345`` is ``123 4 5`` in pieces of three
+    digits, ``12 34 5`` in one piece."""
+    from core.model import BPEModel
+
+    digits = {256: b"34", 257: b"12", 258: b"123"}
+    return BPEModel({i: bytes([i]) for i in range(256)} | digits, [(b"3", b"4"), (b"1", b"2"), (b"12", b"3")], pattern=pattern)
+
+
+@pytest.mark.parametrize("pattern", [r"\p{N}{1,3}+|\D", r"x{1}?34|\p{N}|\D"])
+def test_split_pattern_with_an_interval_then_a_quantifier_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: str) -> None:
+    """Oniguruma repeats ``{1,3}+`` (any run of digits; possessive in regex) and makes ``{1}?`` optional (lazy in
+    regex): read as regex reads them, ``12345`` was cut after three digits, and ``34`` cut in two."""
+    from core.formats import save_tokenizer
+
+    path = save_tokenizer(digits_model(r"\p{N}|\D"), tmp_path / "tokenizer.json", format="hf")[0]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = pattern
+    path.write_text(json.dumps(data), encoding="utf-8")
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    ours = encoder(load_tokenizer(path))
+    for text in ["12345", "1234 12 34", "a123412", "x34 34"]:
+        assert ours.encode(text) == reference.encode(text).ids, text
+
+
+def test_our_tokenizer_json_spells_possessive_intervals_for_oniguruma(tmp_path: Path) -> None:
+    """cl100k's ``\\p{N}{1,3}+`` is possessive in regex (three digits at most); Oniguruma repeats the interval,
+    so written as is Hugging Face took ``12345`` as one piece, and merged ``3`` + ``4`` across the cut."""
+    from core.formats import save_tokenizer
+
+    model = digits_model(r"\p{N}{1,3}+|\D")
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    ours = encoder(model)
+    for text in ["12345", "1234 12 34", "a123412"]:
+        assert ours.encode(text) == reference.encode(text).ids, text
+    assert encoder(load_tokenizer(path)).encode("12345") == ours.encode("12345") == [258, 52, 53]
+
+
 def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path) -> None:
     from core.errors import SettingsError
     from core.formats import save_tokenizer
