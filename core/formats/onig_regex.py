@@ -23,8 +23,10 @@ something else than in ``regex``:
 Spellings whose meaning differs and that have no short translation are refused, naming the spelling:
 ``(?m)``, which makes ``.`` match a newline there; ``\\U0001F600`` and ``\\N{name}``, code points here and
 not there; a negated class or ``&&`` inside a class; ``\\H``,
-``\\w``, ``\\W``, ``\\b``, ``\\B`` and POSIX classes such as ``[[:alnum:]]``, which the two engines fill
-differently (``²``, ``½``, Arabic-Indic digits).
+``\\w``, ``\\W``, ``\\b``, ``\\B``, POSIX classes such as ``[[:alnum:]]`` and the properties ``\\p{Word}``,
+``\\p{XDigit}`` and ``\\p{Extended_Pictographic}``, which the two engines fill differently (``²``, ``½``,
+Arabic-Indic digits, ``★``); ``\\pL`` without braces, the letters ``pL`` there; ``\\K``, whose text before it
+Oniguruma's split keeps as a piece and ``regex`` drops.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from core.errors import SettingsError, TokenizerFileError
 
 _INTERVAL = regex.compile(r"\{(\d*)(,?)(\d*)\}")
 """A counted repeat, ``{2}``, ``{1,3}``, ``{2,}`` or ``{,3}``, as both engines read one."""
+
+_DIFFERENT_PROPERTIES = {"word", "xdigit", "extendedpictographic", "extpict"}
+"""Properties (lower case, without ``_``, ``-`` or spaces) the two engines fill with other characters."""
 
 _BRACED_ESCAPES = "pPxNu"
 """Escapes that may take a braced argument (``\\p{L}``, ``\\x{3042}``), which may hold ``^``."""
@@ -57,6 +62,25 @@ _DIFFERENT = {
     "B": "\\B",
 }
 """Escapes the two engines define differently, refused."""
+
+
+def _property_name(escape: str) -> str:
+    """The property a braced ``\\p{...}`` or ``\\P{...}`` names, as both engines compare names.
+
+    >>> _property_name("\\\\p{^X_Digit}")
+    'xdigit'
+    """
+    return "".join(c for c in escape[3:-1].lstrip("^").lower() if c not in "_- ")
+
+
+def _refused_escape(letter: str, escape: str) -> tuple[str, str] | None:
+    """The spelling and the reason to refuse ``escape`` (its letter ``letter``) in either direction, where the
+    engines read it apart with no short translation; ``None`` for the others."""
+    if letter == "K":
+        return "\\K", "Hugging Face's split keeps the text before it as a piece, bpe-tui's would drop it"
+    if letter in "pP" and escape.endswith("}") and _property_name(escape) in _DIFFERENT_PROPERTIES:
+        return escape, "the two regex engines fill it differently"
+    return None
 
 
 def _interval_at(pattern: str, i: int) -> regex.Match[str] | None:
@@ -98,6 +122,11 @@ def python_pattern(pattern: str, where: str) -> str:
                 _refuse(where, "\\" + letter, "the two regex engines define it differently")
             if letter in _DIFFERENT and escape == "\\" + letter and not (depth and letter in "bB"):
                 _refuse(where, _DIFFERENT[letter], "the two regex engines define it differently")
+            if letter in "pP" and escape == "\\" + letter:
+                _refuse(where, pattern[i : end + 1], f"the letters {pattern[i + 1 : end + 1]} there; write \\{letter}{{...}}")
+            refused = _refused_escape(letter, escape)
+            if refused is not None:
+                _refuse(where, *refused)
             if escape == "\\h":
                 escape = "0-9a-fA-F" if depth else "[0-9a-fA-F]"
             elif letter == "x" and escape.startswith("\\x{") and regex.fullmatch(r"[0-9a-fA-F]{1,8}", escape[3:-1]):
@@ -213,6 +242,11 @@ def onig_pattern(pattern: str, label: str) -> str:
             escape = pattern[i:end]
             if escape in ("\\w", "\\W", "\\h", "\\H") or letter == "N" or escape in ("\\b", "\\B") and not in_class:
                 refused = escape
+            elif _refused_escape(letter, escape) is not None:
+                refused = escape
+            elif letter in "pP" and escape == "\\" + letter and pattern[end : end + 1].isalpha():
+                escape = f"\\{letter}{{{pattern[end]}}}"  # regex's \pL; Oniguruma needs the braces
+                end += 1
             elif letter == "U" and regex.fullmatch(r"[0-9a-fA-F]{8}", pattern[end : end + 8]):
                 escape = f"\\x{{{pattern[end : end + 8]}}}"  # a code point, as Oniguruma spells it
                 end += 8

@@ -8,6 +8,7 @@ loading fails with one line naming what bpe-tui does not reproduce.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,10 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
         (r"\b\S+|\s+", r"\b"),
         (r"[[:alnum:]]+|.|\n", "[:alnum:]"),
         (r"\U00003042|\s+|.", r"\U"),  # a code point in regex, not in Oniguruma
+        (r"\pL+|\PL+", r"\pL"),  # the letters pL in Oniguruma
+        (r"\p{Word}+|.|\n", r"\p{Word}"),  # ² is a word character there
+        (r"\p{XDigit}+|.|\n", r"\p{XDigit}"),  # Arabic-Indic digits are hex digits in regex
+        (r"a\Kb|[^b]+|b", r"\K"),  # regex drops the a before \K, Oniguruma's split keeps it as a piece
     ],
 )
 def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
@@ -307,15 +312,29 @@ def test_our_tokenizer_json_spells_possessive_intervals_for_oniguruma(tmp_path: 
     assert encoder(load_tokenizer(path)).encode("12345") == ours.encode("12345") == [258, 52, 53]
 
 
-def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pattern, spelling", [(r"\w+|\W", r"\w"), (r"\p{Word}+|.|\n", r"\p{Word}"), (r"a\Kb|.|\n", r"\K")])
+def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path, pattern: str, spelling: str) -> None:
     from core.errors import SettingsError
     from core.formats import save_tokenizer
     from core.model import BPEModel
 
-    model = BPEModel({i: bytes([i]) for i in range(256)}, [], pattern=r"\w+|\W", name="words")
-    with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern uses \\w"):
+    model = BPEModel({i: bytes([i]) for i in range(256)}, [], pattern=pattern, name="words")
+    with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern uses " + re.escape(spelling)):
         save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")
     assert not (tmp_path / "tokenizer.json").exists()
+
+
+def test_our_tokenizer_json_spells_one_letter_properties_with_braces(tmp_path: Path) -> None:
+    """regex reads ``\\pL`` as the property L; Oniguruma reads the letters ``pL``, so ``ab ab`` was one piece and
+    its ``b `` merged."""
+    from core.formats import save_tokenizer
+    from core.model import BPEModel
+
+    model = BPEModel({i: bytes([i]) for i in range(256)} | {256: b"b "}, [(b"b", b" ")], pattern=r"\pL+|\PL")
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    for text in ["ab ab", "xab,ab", "pL"]:
+        assert encoder(model).encode(text) == reference.encode(text).ids, text
 
 
 def test_our_tokenizer_json_spells_code_points_for_oniguruma(tmp_path: Path) -> None:
