@@ -26,10 +26,14 @@ not there; a negated class or ``&&`` inside a class; ``\\H``,
 ``\\w``, ``\\W``, ``\\b``, ``\\B``, POSIX classes such as ``[[:alnum:]]`` and the properties ``\\p{Word}``,
 ``\\p{XDigit}`` and ``\\p{Extended_Pictographic}``, which the two engines fill differently (``²``, ``½``,
 Arabic-Indic digits, ``★``); ``\\pL`` without braces, the letters ``pL`` there; ``\\K``, whose text before it
-Oniguruma's split keeps as a piece and ``regex`` drops.
+Oniguruma's split keeps as a piece and ``regex`` drops; and the ``i`` flag on a pattern holding ``ß``, ``ﬁ`` or
+another character that folds to several, or ``ss``, ``fi``, ``st`` or another run that several fold to:
+Oniguruma folds case fully (``(?i)ß`` matches ``ss``), ``regex`` one character to one.
 """
 
 from __future__ import annotations
+
+import functools
 
 import regex
 
@@ -97,6 +101,35 @@ def _repeated_interval(out: list[str], atom_start: int, interval: str, after: st
     return f"(?:{atom}{interval}){after}"
 
 
+@functools.cache
+def _multiple_folds() -> tuple[frozenset[str], frozenset[str]]:
+    """The characters whose case folds to several (``ß``, ``ﬁ``, ``İ``; all in the first plane), and what they
+    fold to (``ss``, ``fi``, ``i̇``)."""
+    folding = [chr(code) for code in range(0x10000) if len(chr(code).casefold()) > 1]
+    return frozenset(folding), frozenset(char.casefold() for char in folding)
+
+
+def full_folding_run(pattern: str) -> str | None:
+    """A run of literal text in a pattern with the ``i`` flag that Oniguruma matches otherwise than ``regex``, or
+    ``None``: one holding a character that folds to several, or the folding of one (``ss``, ``fi``).
+
+    Any ``i`` flag and any run count, inside its scope or not: real patterns keep it to ``'s``, ``'ll``...
+
+    >>> full_folding_run(r"(?i:'s|'t|'ll)|\\p{L}+"), full_folding_run(r"(?i)stop|\\S"), full_folding_run(r"stop|\\S")
+    (None, 'stop', None)
+    """
+    if not regex.search(r"\(\?[a-zA-Z]*i[a-zA-Z]*[-:)]", pattern):
+        return None
+    characters, foldings = _multiple_folds()
+    text = regex.sub(r"\\(?:[pPxNu]\{[^}]*\}|.)|\(\?[a-zA-Z-]*[:)]|\(\?P?<[^>]*>|\{\d*,?\d*\}", "|", pattern)
+    text = regex.sub(r"\[[^\]]*\]", lambda match: "|".join(match.group()), text)  # a class: characters, no run
+    for run in regex.split(r"[|()\[\]{}*+?.^$:]+", text):
+        folded = run.casefold()
+        if any(char in characters for char in run) or any(folding in folded for folding in foldings):
+            return run
+    return None
+
+
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
@@ -106,6 +139,9 @@ def python_pattern(pattern: str, where: str) -> str:
     Raises:
         TokenizerFileError: the pattern uses a spelling listed in the module docstring as refused.
     """
+    run = full_folding_run(pattern)
+    if run is not None:
+        _refuse(where, f"(?i) on {run!r}", "it folds case fully there, so ß also matches ss and ﬁ fi, not in regex")
     out: list[str] = []
     depth = 0  # inside how many character classes
     atom_start = 0  # where in out the last atom (what a quantifier repeats) starts
@@ -229,6 +265,12 @@ def onig_pattern(pattern: str, label: str) -> str:
         SettingsError: the pattern uses a spelling the engines read differently with no short translation
             (``\\w``, ``\\b``, ``\\h``, ``\\N{name}``, POSIX classes, the ``m`` or ``s`` flag).
     """
+    run = full_folding_run(pattern)
+    if run is not None:
+        raise SettingsError(
+            f"cannot save {label} as tokenizer.json: its split pattern uses (?i) on {run!r}, which Hugging Face's "
+            "regex engine (Oniguruma) folds fully (ß also matches ss); save as bpe-tui instead"
+        )
     out: list[str] = []
     in_class = False
     atom_start = 0  # where in out the last atom (what a quantifier repeats) starts

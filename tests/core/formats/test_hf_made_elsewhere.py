@@ -197,6 +197,8 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
         (r"\p{Word}+|.|\n", r"\p{Word}"),  # ² is a word character there
         (r"\p{XDigit}+|.|\n", r"\p{XDigit}"),  # Arabic-Indic digits are hex digits in regex
         (r"a\Kb|[^b]+|b", r"\K"),  # regex drops the a before \K, Oniguruma's split keeps it as a piece
+        (r"(?i)ß|\s+|.", "(?i) on 'ß'"),  # Oniguruma folds case fully: ß also matches ss
+        (r"(?i:fi)|\s+|.", "(?i) on 'fi'"),  # and fi matches ﬁ
     ],
 )
 def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
@@ -312,7 +314,10 @@ def test_our_tokenizer_json_spells_possessive_intervals_for_oniguruma(tmp_path: 
     assert encoder(load_tokenizer(path)).encode("12345") == ours.encode("12345") == [258, 52, 53]
 
 
-@pytest.mark.parametrize("pattern, spelling", [(r"\w+|\W", r"\w"), (r"\p{Word}+|.|\n", r"\p{Word}"), (r"a\Kb|.|\n", r"\K")])
+@pytest.mark.parametrize(
+    "pattern, spelling",
+    [(r"\w+|\W", r"\w"), (r"\p{Word}+|.|\n", r"\p{Word}"), (r"a\Kb|.|\n", r"\K"), (r"(?i)ss|.|\n", "(?i) on 'ss'")],
+)
 def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path, pattern: str, spelling: str) -> None:
     from core.errors import SettingsError
     from core.formats import save_tokenizer
