@@ -3,7 +3,8 @@
 :mod:`core.formats.huggingface` reads the file; the checks here refuse, with one line naming the cause,
 what would load and then encode otherwise: added tokens that Hugging Face finds in other places than a
 special token is found here (``lstrip``, ``rstrip``, ``single_word``, or a ``normalized`` one overlapping
-one that is not), and ``ignore_merges`` where it would change the ids.
+one that is not), ``ignore_merges`` where it would change the ids, and a decoder that makes Hugging Face's
+``decode`` give other text than the tokens' bytes.
 """
 
 from __future__ import annotations
@@ -99,3 +100,29 @@ def check_merges_make_whole_tokens(model: BPEModel, path: Path) -> None:
                 f"where its merges make {len(parts)} tokens; bpe-tui always merges, so it would encode differently: "
                 "only tokenizers whose merges rebuild every token are supported"
             )
+
+
+_DECODERS = {False: (["ByteLevel"],), True: (["ByteFallback"], ["ByteFallback", "Fuse"])}
+"""The decoder steps that give back the tokens' bytes as text, for byte-level and for character-level BPE."""
+
+
+def check_decoder(decoder: Any, path: Path, char_base: bool) -> None:
+    """Refuse a decoder whose text is not the tokens' bytes, which is what bpe-tui decodes to.
+
+    ``ByteLevel`` (byte-level BPE) and ``ByteFallback`` + ``Fuse`` (character-level) give the bytes back; a
+    ``Strip``, ``Replace`` or ``Metaspace`` step changes the text (``Strip`` takes a leading space off), so
+    ``decode`` would differ while the ids agree. No decoder at all is accepted: Hugging Face then joins the
+    tokens' spellings with spaces (``ĠHello Ġworld``), which is no decoding to reproduce.
+    """
+    if decoder is None:
+        return
+    is_sequence = isinstance(decoder, dict) and decoder.get("type") == "Sequence"
+    steps = decoder.get("decoders") if is_sequence else [decoder]
+    kinds = [str(step.get("type"))[:40] if isinstance(step, dict) else type(step).__name__ for step in steps or []]
+    if kinds in _DECODERS[char_base]:
+        return
+    expected = " or ".join(" + ".join(steps) for steps in _DECODERS[char_base])
+    raise TokenizerFileError(
+        f"{path}: decoder {' + '.join(kinds) or 'an empty Sequence'} makes Hugging Face decode to other text than the "
+        f"tokens' bytes, which bpe-tui decodes to; only {expected} (or no decoder) is supported"
+    )

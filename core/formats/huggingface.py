@@ -32,7 +32,8 @@ from typing import Any
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.common import checked_model, utf8
-from core.formats.hf_checks import added_token, check_merges_make_whole_tokens, refuse_contested_added_tokens
+from core.formats.hf_checks import added_token, check_decoder, check_merges_make_whole_tokens
+from core.formats.hf_checks import refuse_contested_added_tokens
 from core.formats.onig_regex import onig_pattern, python_pattern
 from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
@@ -64,6 +65,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
             "does not reproduce; only character-level BPE with byte_fallback=true is supported"
         )
     _refuse_options(model, path, char_base)
+    check_decoder(data.get("decoder"), path, char_base)
     if data.get("normalizer") is not None and data["normalizer"] != {"type": "Sequence", "normalizers": []}:
         raise TokenizerFileError(
             f"{path}: has a {_type_of(data['normalizer'])} normalizer, which bpe-tui cannot reproduce; "

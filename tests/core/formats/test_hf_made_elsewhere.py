@@ -374,3 +374,19 @@ def test_character_level_bpe_with_byte_tokens_among_the_added_tokens_is_refused_
     reference.save(str(path))
     assert reference.encode("<0x41>").ids == [0x41]
     assert "added_tokens[0] '<0x00>' is a byte-fallback token and an added token" in load_error(path)
+
+
+def test_decoder_that_changes_the_text_is_refused_and_none_loads(tmp_path: Path) -> None:
+    """A ``Strip`` after ``ByteLevel`` takes the leading space off what Hugging Face decodes; bpe-tui decodes the
+    tokens' bytes, so ``decode`` would differ though the ids agree. Without a decoder the ids load as they are."""
+    from tokenizers import decoders
+
+    reference, path = hf_trained(tmp_path)
+    reference.decoder = decoders.Sequence([decoders.ByteLevel(), decoders.Strip(" ", 1, 0)])
+    reference.save(str(path))
+    assert reference.decode(reference.encode(" hi").ids) == "hi"
+    assert "decoder ByteLevel + Strip makes Hugging Face decode to other text" in load_error(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["decoder"] = None
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert_same_ids(reference, path)
