@@ -278,6 +278,7 @@ def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | Non
     """
     vocab, merges = read_gpt2_files(vocab_path, merges_path)
     if special_tokens is None:
+        refuse_added_tokens_beside(vocab_path, vocab)
         special_tokens = guess_special_tokens(vocab, merges)
     else:
         present = set(vocab.values())
@@ -298,6 +299,32 @@ def read(vocab_path: Path, merges_path: Path, *, special_tokens: list[str] | Non
         vocab_label=vocab_path.name,
         merges_label=merges_path.name,
     )
+
+
+def refuse_added_tokens_beside(vocab_path: Path, vocab: dict[int, bytes]) -> None:
+    """Refuse a pair whose folder holds an ``added_tokens.json`` naming tokens that ``vocab.json`` lacks.
+
+    ``transformers`` saves the tokens added after training (``<pad>``, chat markers) there, beside the pair, and
+    Hugging Face finds each in text as one token. Loaded without them, the pair would split such text into
+    pieces and know none of their ids; an entry that repeats a vocab.json token (``<|endoftext|>``) is harmless.
+    """
+    path = vocab_path.parent / "added_tokens.json"
+    if not path.is_file():
+        return
+    try:
+        added = json.loads(_read_text(path))
+    except (json.JSONDecodeError, RecursionError):
+        raise TokenizerFileError(f"{path}: not JSON; expected {{token: id}}, as transformers writes it") from None
+    if not isinstance(added, dict) or not all(type(token_id) is int for token_id in added.values()):
+        raise TokenizerFileError(f"{path}: expected a JSON object of token -> integer id, as transformers writes it")
+    extra = [(token, token_id) for token, token_id in added.items() if vocab.get(token_id) != utf8(token, path, "token")]
+    if extra:
+        token, token_id = extra[0]
+        raise TokenizerFileError(
+            f"{vocab_path}: {path.name} beside it adds {len(extra):,} token(s) that {vocab_path.name} lacks (the "
+            f"first: {token[:40]!r}, id {token_id}), which Hugging Face finds in text as one token each and this "
+            "pair cannot: load the model's tokenizer.json, or pass them as special tokens to Tokenizer.from_files"
+        )
 
 
 def guess_special_tokens(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> list[str]:

@@ -174,3 +174,26 @@ def test_pair_with_roberta_style_special_tokens_says_so(tmp_path) -> None:
     ours = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", specials)
     for text in [*TEXTS, "<s>a <mask> b</s>"]:
         assert ours.encode(text) == trained.encode(text).ids, text
+
+
+def test_pair_beside_added_tokens_it_lacks_is_refused(tmp_path) -> None:
+    """transformers keeps tokens added after training in added_tokens.json beside the pair; Hugging Face finds
+    ``<pad>`` in text as one token, the pair alone would split it. One that repeats a vocab token is harmless."""
+    from core.formats import load_tokenizer
+    from core.formats.byte_alphabet import encode_bytes
+
+    full = {encode_bytes(bytes([byte])): byte for byte in range(256)} | {"ab": 256, "<|endoftext|>": 257}
+    vocab_path, _ = write(tmp_path, full, "a b\n")
+    (tmp_path / "added_tokens.json").write_text('{"<|endoftext|>": 257}', encoding="utf-8")
+    assert load_tokenizer(tmp_path).special_tokens == ["<|endoftext|>"]
+    (tmp_path / "added_tokens.json").write_text('{"<|endoftext|>": 257, "<pad>": 258}', encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as error:
+        load_tokenizer(tmp_path)
+    assert str(error.value) == (
+        f"{vocab_path}: added_tokens.json beside it adds 1 token(s) that vocab.json lacks (the first: '<pad>', id 258), "
+        "which Hugging Face finds in text as one token each and this pair cannot: load the model's tokenizer.json, "
+        "or pass them as special tokens to Tokenizer.from_files"
+    )
+    (tmp_path / "added_tokens.json").write_text('["<pad>"]', encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="added_tokens.json: expected a JSON object of token -> integer id"):
+        load_tokenizer(tmp_path)
