@@ -145,6 +145,26 @@ def _class_end(pattern: str, start: int) -> int:
     return len(pattern)
 
 
+def _has_keep_out(pattern: str) -> bool:
+    r"""Whether ``pattern`` holds ``\K`` outside a class: the text matched before it is in no match, and the
+    probes find such a gap only if one of them happens to meet it (``a\Kb`` at the start of a text).
+
+    >>> _has_keep_out(r"a\Kb|[^b]+|b"), _has_keep_out(r"[\K]|\\K|\S+|\s+")
+    (True, False)
+    """
+    at = 0
+    while at < len(pattern):
+        if pattern[at] == "\\":
+            if pattern[at + 1 : at + 2] == "K":
+                return True
+            at += 2
+        elif pattern[at] == "[":
+            at = _class_end(pattern, at)
+        else:
+            at += 1
+    return False
+
+
 @cache
 def _problem(pattern: str) -> str | None:
     if pattern == GPT2_PATTERN:
@@ -162,6 +182,8 @@ def _problem(pattern: str) -> str | None:
         return f"does not compile ({error})"
     if compiled.groups:
         return "has a capturing group, so encoding would keep only the group; write (?:...) instead of (...)"
+    if _has_keep_out(pattern):
+        return r"has \K, which leaves the text before it out of the match, so encoding would drop it; take \K out"
     deadline = time.monotonic() + CHECK_SECONDS
     for probe in PROBES:
         try:
