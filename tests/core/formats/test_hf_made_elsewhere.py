@@ -215,12 +215,13 @@ def test_normalized_added_token_overlapping_one_that_is_not_is_refused(tmp_path:
     assert "added token 'x<|end' (normalized) overlaps '<|endoftext|>' (not normalized)" in load_error(path)
 
 
-@pytest.mark.parametrize("pattern", [r" ?[^(\s|[.,!?…。，、।۔،])]+", r"\p{L}+", r"\p{N}{1,3}"])
+@pytest.mark.parametrize("pattern", [r" ?[^(\s|[.,!?…。，、।۔،])]+", r"\p{L}+", r"\p{N}{1,3}", r"\D++|\S{2,}"])
 def test_split_pattern_that_leaves_text_between_matches_keeps_it_as_pieces(tmp_path: Path, pattern: str) -> None:
     """``Isolated`` makes a piece of each run of text between matches (BLOOM's pattern leaves out spaces and
-    punctuation, and has a class inside a class); nothing is dropped, so the file loads and splits alike."""
+    punctuation, and has a class inside a class); nothing is dropped, so the file loads and splits alike. The last
+    pattern leaves out a digit only after other characters (the ``1`` of ``aa1``), which no long probe text had."""
     reference, path = hf_split(tmp_path, pattern)
-    assert_same_ids(reference, path, TEXTS + LINE_TEXTS + ["Hello, world (x|y)!! 。ok 12345"])
+    assert_same_ids(reference, path, TEXTS + LINE_TEXTS + ["Hello, world (x|y)!! 。ok 12345", "aa1 x2"])
 
 
 def test_empty_sequence_of_normalizers_loads(tmp_path: Path) -> None:
