@@ -3,8 +3,8 @@
 :mod:`core.formats.huggingface` reads the file; the checks here refuse, with one line naming the cause,
 what would load and then encode otherwise: added tokens that Hugging Face finds in other places than a
 special token is found here (``lstrip``, ``rstrip``, ``single_word``, or a ``normalized`` one overlapping
-one that is not), ``ignore_merges`` where it would change the ids, and a decoder that makes Hugging Face's
-``decode`` give other text than the tokens' bytes.
+one that is not), ``ignore_merges`` where it would change the ids, a ``Split`` pattern that matches empty
+text, and a decoder that makes Hugging Face's ``decode`` give other text than the tokens' bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import regex
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
 from core.errors import TokenizerFileError
 from core.formats.common import show_token
+from core.pretokenize.coverage import empty_match, pattern_problem
 from core.model import BPEModel
 
 
@@ -126,3 +127,18 @@ def check_decoder(decoder: Any, path: Path, char_base: bool) -> None:
         f"{path}: decoder {' + '.join(kinds) or 'an empty Sequence'} makes Hugging Face decode to other text than the "
         f"tokens' bytes, which bpe-tui decodes to; only {expected} (or no decoder) is supported"
     )
+
+
+def refuse_empty_matches(pattern: str, where: str) -> str:
+    """``pattern``, a ``Split`` pattern as read here, refused if it matches empty text; ``where`` names it.
+
+    After an empty match Hugging Face's split goes on one character later, so that character becomes a piece
+    of its own (``\\p{N}*|\\s+|.`` splits two spaces in two); ``findall`` tries the other alternatives at the
+    same place and takes both. Patterns that lose text are left to the loaders' coverage check.
+    """
+    if pattern_problem(pattern) is None and (text := empty_match(pattern)) is not None:
+        raise TokenizerFileError(
+            f"{where} matches empty text (in {text[:20]!r}), after which Hugging Face makes the next character a "
+            "piece of its own and bpe-tui does not; make each alternative take at least one character"
+        )
+    return pattern

@@ -33,7 +33,7 @@ from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.common import checked_model, utf8
 from core.formats.hf_checks import added_token, check_decoder, check_merges_make_whole_tokens
-from core.formats.hf_checks import refuse_contested_added_tokens
+from core.formats.hf_checks import refuse_contested_added_tokens, refuse_empty_matches
 from core.formats.onig_regex import onig_pattern, python_pattern
 from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
@@ -221,13 +221,13 @@ def _split_pattern(split: dict[str, Any], path: Path) -> str:
             f"{path}: Split behavior {split.get('behavior')!r:.40} (invert={split.get('invert')!r:.20}) "
             "is not supported; only Isolated without invert"
         )
-    pattern = python_pattern(regex_source, f"{path}: Split pattern {regex_source!r:.60}")
-    if pattern_problem(pattern) is None:
-        return pattern
-    # "Isolated" keeps the text between two matches as a piece too (BLOOM's pattern leaves out spaces and
-    # punctuation): a second branch takes such a run, up to where the pattern matches again.
-    between = f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
-    return between if pattern_problem(between) is None else pattern
+    where = f"{path}: Split pattern {regex_source!r:.60}"
+    pattern = python_pattern(regex_source, where)
+    if pattern_problem(pattern) is not None:
+        # "Isolated" keeps the text between matches as pieces too (BLOOM's leaves out spaces): a branch takes them.
+        between = f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
+        pattern = between if pattern_problem(between) is None else pattern
+    return refuse_empty_matches(pattern, where)
 
 
 def _pattern(pre_tokenizer: Any, path: Path) -> str:

@@ -38,6 +38,7 @@ import functools
 import regex
 
 from core.errors import SettingsError, TokenizerFileError
+from core.pretokenize.coverage import empty_match
 
 _INTERVAL = regex.compile(r"\{(\d*)(,?)(\d*)\}")
 """A counted repeat, ``{2}``, ``{1,3}``, ``{2,}`` or ``{,3}``, as both engines read one."""
@@ -263,8 +264,14 @@ def onig_pattern(pattern: str, label: str) -> str:
 
     Raises:
         SettingsError: the pattern uses a spelling the engines read differently with no short translation
-            (``\\w``, ``\\b``, ``\\h``, ``\\N{name}``, POSIX classes, the ``m`` or ``s`` flag).
+            (``\\w``, ``\\b``, ``\\h``, ``\\N{name}``, POSIX classes, the ``m`` or ``s`` flag), or matches
+            empty text.
     """
+    if empty_match(pattern) is not None:
+        raise SettingsError(
+            f"cannot save {label} as tokenizer.json: its split pattern matches empty text, after which Hugging Face's "
+            "split makes the next character a piece of its own; save as bpe-tui instead"
+        )
     run = full_folding_run(pattern)
     if run is not None:
         raise SettingsError(

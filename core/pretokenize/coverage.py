@@ -89,6 +89,27 @@ def pattern_problem(pattern: str) -> str | None:
     return _problem(pattern)
 
 
+def empty_match(pattern: str) -> str | None:
+    """A probe text in which ``pattern`` (one :func:`pattern_problem` accepts) matches empty text, or ``None``.
+
+    An empty match changes nothing here (``findall`` tries the next alternative at the same place), but
+    Hugging Face's split steps one character on after it, making that character a piece of its own: such a
+    ``tokenizer.json`` pattern cannot be read alike.
+
+    >>> empty_match(r" ?\\p{L}*|\\s+|[\\s\\S]")[:13]
+    'Hello, world!'
+    >>> empty_match(r" ?\\p{L}+|\\s+|[\\s\\S]") is None
+    True
+    """
+    import regex
+
+    compiled = regex.compile(pattern)
+    for probe in (*PROBES, *triples()):
+        if any(match.start() == match.end() for match in compiled.finditer(probe)):
+            return probe
+    return None
+
+
 def unrolled_size(pattern: str) -> int:
     r"""An upper estimate of a pattern's size with counted repeats unrolled (every branch counted).
 

@@ -317,7 +317,13 @@ def test_our_tokenizer_json_spells_possessive_intervals_for_oniguruma(tmp_path: 
 
 @pytest.mark.parametrize(
     "pattern, spelling",
-    [(r"\w+|\W", r"\w"), (r"\p{Word}+|.|\n", r"\p{Word}"), (r"a\Kb|.|\n", r"\K"), (r"(?i)ss|.|\n", "(?i) on 'ss'")],
+    [
+        (r"\w+|\W", r"\w"),
+        (r"\p{Word}+|.|\n", r"\p{Word}"),
+        (r"a\Kb|.|\n", r"\K"),
+        (r"(?i)ss|.|\n", "(?i) on 'ss'"),
+        (r"\p{N}*|\s+|.|\n", ""),  # matches empty text: Hugging Face would cut two spaces in two
+    ],
 )
 def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path: Path, pattern: str, spelling: str) -> None:
     from core.errors import SettingsError
@@ -325,7 +331,8 @@ def test_our_tokenizer_json_refuses_a_pattern_oniguruma_reads_otherwise(tmp_path
     from core.model import BPEModel
 
     model = BPEModel({i: bytes([i]) for i in range(256)}, [], pattern=pattern, name="words")
-    with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern uses " + re.escape(spelling)):
+    said = f"uses {spelling}" if spelling else "matches empty text"
+    with pytest.raises(SettingsError, match=r"cannot save words as tokenizer.json: its split pattern " + re.escape(said)):
         save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")
     assert not (tmp_path / "tokenizer.json").exists()
 
@@ -391,3 +398,11 @@ def test_decoder_that_changes_the_text_is_refused_and_none_loads(tmp_path: Path)
     data["decoder"] = None
     path.write_text(json.dumps(data), encoding="utf-8")
     assert_same_ids(reference, path)
+
+
+def test_split_pattern_that_matches_empty_text_is_refused(tmp_path: Path) -> None:
+    """After an empty match Hugging Face goes on a character later, so ``\\p{N}*`` (empty before a space) makes
+    two pieces of two spaces, where bpe-tui's findall takes ``\\s+``: the pieces, and so the ids, differ."""
+    reference, path = hf_split(tmp_path, r"\p{N}*|\s+|.")
+    assert [piece for piece, _ in reference.pre_tokenizer.pre_tokenize_str("a  b")] == ["a", "Ġ", "Ġ", "b"]
+    assert r"Split pattern '\\p{N}*|\\s+|.' matches empty text" in load_error(path)
