@@ -89,6 +89,7 @@ def pattern_problem(pattern: str) -> str | None:
     return _problem(pattern)
 
 
+@cache
 def empty_match(pattern: str) -> str | None:
     """A probe text in which ``pattern`` (one :func:`pattern_problem` accepts) matches empty text, or ``None``.
 
