@@ -28,7 +28,8 @@ not there; a negated class or ``&&`` inside a class; ``\\H``,
 Arabic-Indic digits, ``★``); ``\\pL`` without braces, the letters ``pL`` there; ``\\K``, whose text before it
 Oniguruma's split keeps as a piece and ``regex`` drops; and the ``i`` flag on a pattern holding ``ß``, ``ﬁ`` or
 another character that folds to several, or ``ss``, ``fi``, ``st`` or another run that several fold to:
-Oniguruma folds case fully (``(?i)ß`` matches ``ss``), ``regex`` one character to one.
+Oniguruma folds case fully (``(?i)ß`` matches ``ss``), ``regex`` one character to one; and the ``i`` flag on
+``\\p{Lu}``, ``\\p{Ll}`` and the like, which ``regex`` fills with both cases and Oniguruma does not.
 """
 
 from __future__ import annotations
@@ -131,6 +132,59 @@ def full_folding_run(pattern: str) -> str | None:
     return None
 
 
+_CASED_PROPERTIES = {
+    "lu", "ll", "lt", "upper", "lower", "uppercase", "lowercase", "uppercaseletter", "lowercaseletter",
+    "titlecaseletter",
+}
+"""Properties (named as :func:`_property_name` gives them) that ``regex`` fills with both cases under the ``i`` flag
+and Oniguruma does not: ``(?i)\\p{Lu}`` matches ``a`` in one and not the other."""
+
+
+def _case_insensitive_text(pattern: str) -> str:
+    """The parts of ``pattern`` that its ``i`` flags cover (``(?i:...)``, or from ``(?i)`` to the end of its group).
+
+    >>> _case_insensitive_text(r"\\p{Lu}(?i:'s|\\p{Ll})x(?i)y")
+    "'s|\\\\p{Ll}y"
+    """
+    covered: list[str] = []
+    stack = [False]  # whether each open group is case-insensitive
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            end = _escape_end(pattern, i)[1]
+            if stack[-1]:
+                covered.append(pattern[i:end])
+            i = end
+            continue
+        if char == "(":
+            flags = _inline_flags(pattern, i + 2) if pattern.startswith("(?", i) else ""
+            on = "i" in flags.split("-")[0] or stack[-1] and "i" not in flags.partition("-")[2]
+            end = i + 2 + len(flags)
+            if flags and pattern[end : end + 1] == ")":  # (?i) turns the flag on for the rest of the group
+                stack[-1] = on
+                i = end + 1
+                continue
+            stack.append(on)
+            i = end + (pattern[end : end + 1] == ":") if flags else i + 1
+            continue
+        if char == ")" and len(stack) > 1:
+            stack.pop()
+        elif stack[-1]:
+            covered.append(char)
+        i += 1
+    return "".join(covered)
+
+
+def case_insensitive_property(pattern: str) -> str | None:
+    """A ``\\p{Lu}``-like property under the ``i`` flag, which the engines read differently, or ``None``."""
+    text = _case_insensitive_text(pattern)
+    for match in regex.finditer(r"\\[pP]\{[^}]*\}", text):
+        if _property_name(match.group()) in _CASED_PROPERTIES:
+            return match.group()
+    return None
+
+
 def python_pattern(pattern: str, where: str) -> str:
     """``pattern`` as Oniguruma reads it, spelled for ``regex``; ``where`` names it in errors.
 
@@ -143,6 +197,9 @@ def python_pattern(pattern: str, where: str) -> str:
     run = full_folding_run(pattern)
     if run is not None:
         _refuse(where, f"(?i) on {run!r}", "it folds case fully there, so ß also matches ss and ﬁ fi, not in regex")
+    cased = case_insensitive_property(pattern)
+    if cased is not None:
+        _refuse(where, f"(?i) on {cased}", "regex matches both cases there, Oniguruma only the property's own")
     out: list[str] = []
     depth = 0  # inside how many character classes
     atom_start = 0  # where in out the last atom (what a quantifier repeats) starts
@@ -271,6 +328,12 @@ def onig_pattern(pattern: str, label: str) -> str:
         raise SettingsError(
             f"cannot save {label} as tokenizer.json: its split pattern matches empty text, after which Hugging Face's "
             "split makes the next character a piece of its own; save as bpe-tui instead"
+        )
+    cased = case_insensitive_property(pattern)
+    if cased is not None:
+        raise SettingsError(
+            f"cannot save {label} as tokenizer.json: its split pattern uses (?i) on {cased}, which Hugging Face's "
+            "regex engine (Oniguruma) matches in its own case only; save as bpe-tui instead"
         )
     run = full_folding_run(pattern)
     if run is not None:

@@ -178,6 +178,9 @@ LINE_TEXTS = ["windows lines\nlines  \nlines\n", "ab\ncd\n", "the dog\n the cat 
         r"[\x{3040}-\x{309F}]+|\s+|.",  # a code point as Oniguruma spells it
         # cl100k's pattern: its \s++$ means the same in both engines, and stays as written
         r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+        # o200k's: \p{Lu} and \p{Ll} outside its (?i:...) group read alike
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}"
+        r"| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     ],
 )
 def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: str) -> None:
@@ -199,6 +202,7 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
         (r"a\Kb|[^b]+|b", r"\K"),  # regex drops the a before \K, Oniguruma's split keeps it as a piece
         (r"(?i)ß|\s+|.", "(?i) on 'ß'"),  # Oniguruma folds case fully: ß also matches ss
         (r"(?i:fi)|\s+|.", "(?i) on 'fi'"),  # and fi matches ﬁ
+        (r"(?i)\p{Lu}+|\s+|.", r"(?i) on \p{Lu}"),  # regex matches lower case there too, Oniguruma does not
     ],
 )
 def test_split_pattern_the_engines_read_differently_is_refused(tmp_path: Path, pattern: str, spelling: str) -> None:
@@ -322,6 +326,7 @@ def test_our_tokenizer_json_spells_possessive_intervals_for_oniguruma(tmp_path: 
         (r"\p{Word}+|.|\n", r"\p{Word}"),
         (r"a\Kb|.|\n", r"\K"),
         (r"(?i)ss|.|\n", "(?i) on 'ss'"),
+        (r"(?i:\p{Ll}+)|.|\n", r"(?i) on \p{Ll}"),
         (r"\p{N}*|\s+|.|\n", ""),  # matches empty text: Hugging Face would cut two spaces in two
     ],
 )
