@@ -115,15 +115,16 @@ def full_folding_run(pattern: str) -> str | None:
     """A run of literal text in a pattern with the ``i`` flag that Oniguruma matches otherwise than ``regex``, or
     ``None``: one holding a character that folds to several, or the folding of one (``ss``, ``fi``).
 
-    Any ``i`` flag and any run count, inside its scope or not: real patterns keep it to ``'s``, ``'ll``...
+    Only the text an ``i`` flag covers counts (:func:`_case_insensitive_text`).
 
-    >>> full_folding_run(r"(?i:'s|'t|'ll)|\\p{L}+"), full_folding_run(r"(?i)stop|\\S"), full_folding_run(r"stop|\\S")
+    >>> full_folding_run(r"(?i:'s|'t|'ll)|\\p{L}+"), full_folding_run(r"(?i)stop|\\S"), full_folding_run(r"(?i:'s)|stop")
     (None, 'stop', None)
     """
-    if not regex.search(r"\(\?[a-zA-Z]*i[a-zA-Z]*[-:)]", pattern):
+    covered = _case_insensitive_text(pattern)
+    if not covered:
         return None
     characters, foldings = _multiple_folds()
-    text = regex.sub(r"\\(?:[pPxNu]\{[^}]*\}|.)|\(\?[a-zA-Z-]*[:)]|\(\?P?<[^>]*>|\{\d*,?\d*\}", "|", pattern)
+    text = regex.sub(r"\\(?:[pPxNu]\{[^}]*\}|.)|\?[a-zA-Z-]*[:)]|\?P?<[^>]*>|\{\d*,?\d*\}", "|", covered)
     text = regex.sub(r"\[[^\]]*\]", lambda match: "|".join(match.group()), text)  # a class: characters, no run
     for run in regex.split(r"[|()\[\]{}*+?.^$:]+", text):
         folded = run.casefold()
