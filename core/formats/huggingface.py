@@ -74,7 +74,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     pattern = _split_pattern(data["pre_tokenizer"], path) if char_base else _pattern(data.get("pre_tokenizer"), path)
 
     vocab, unspelled = _vocab(model.get("vocab"), path, char_base)
-    specials: list[str] = []
+    specials: dict[str, None] = {}  # in file order; a dict, as a file may add tens of thousands
     added_tokens = data.get("added_tokens")
     if added_tokens is not None and not isinstance(added_tokens, list):
         raise TokenizerFileError(f"{path}: 'added_tokens' must be an array of {{'id': ..., 'content': ...}} objects")
@@ -105,8 +105,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
                 )
             respelled[existing] = content
         vocab[token_id] = text
-        if content not in specials:
-            specials.append(content)
+        specials.setdefault(content)
     refuse_contested_added_tokens(added_tokens or [], path)
     stray = [token for token in unspelled if token not in specials]
     if stray:
@@ -126,7 +125,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         vocab,
         merges,
         where=lambda rank: f"model.merges[{rank}]",
-        special_tokens=specials,
+        special_tokens=list(specials),
         pattern=pattern,
         vocab_label="model.vocab",
         merges_label="model.merges",
