@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.corpus.content_check import HEAD_BYTES, content_problem
 from core.corpus.extras import require
 from core.errors import CorpusError
 from core.train.events import EVENTS_FORMAT
@@ -172,12 +173,21 @@ def shard_format(name: str) -> tuple[ShardKind | None, str | None]:
 
 
 def shard_of(path: str) -> Shard:
-    """The shard at ``path``, checked to be a readable regular file; a name with no shard suffix is plain
-    text, compressed or not (a folder search never gets here with one)."""
+    """The shard at ``path``, checked to be a readable regular file whose first bytes do not belie its name
+    (:mod:`core.corpus.content_check`); a name with no shard suffix is plain text, compressed or not (a
+    folder search never gets here with one)."""
     checked = check_regular_file(path, CorpusError)
     kind, compression = shard_format(checked.name)
     if kind is None:
         kind = "text"
+    try:
+        with open(checked, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        head = b""  # reading the shard will say what is wrong with it
+    problem = content_problem(head, kind, compression, checked.name)
+    if problem is not None:
+        raise CorpusError(f"{shown_path(path)}: {problem}")
     return Shard(str(path), kind, compression, checked.stat().st_size)
 
 
