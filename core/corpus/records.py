@@ -189,6 +189,11 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
                 f"{shard.shown}: no column {name!r} (columns: {columns:.200}); "
                 "set the text field to the column holding the text"
             )
+        if schema.names.count(name) > 1:  # pyarrow writes such files; it cannot tell which one is meant
+            raise CorpusError(
+                f"{shard.shown}: {schema.names.count(name)} columns are named {name!r}; write the file again "
+                "with one, or set the text field to another column"
+            )
         kind = schema.field(name).type
         value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
         # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds

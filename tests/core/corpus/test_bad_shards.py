@@ -263,3 +263,18 @@ def test_a_record_nested_too_deeply_is_a_bad_record(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(f'{{"text": "hi", "tree": {deep}}}\n{{"text": "there"}}\n', encoding="utf-8")
     one_line_error(tmp_path, "a.jsonl: line 1: nested deeper than Python's JSON reader goes", "skip bad records")
     assert train_bpe(tmp_path, 300, [SPECIAL], workers=1, skip_bad_records=True) == reference.train("there", 300, [SPECIAL])
+
+
+def test_a_parquet_with_two_columns_of_the_text_fields_name(tmp_path: Path) -> None:
+    """pyarrow writes a table whose columns share a name; reading one by that name raised a bare KeyError
+    (a traceback). One line says so; another column of the file is read as usual."""
+    import pyarrow
+    import pyarrow.parquet
+
+    table = pyarrow.Table.from_arrays([pyarrow.array(GOOD), pyarrow.array(GOOD), pyarrow.array(GOOD)],
+                                      names=["text", "text", "body"])
+    pyarrow.parquet.write_table(table, tmp_path / "twice.parquet")
+    one_line_error(tmp_path / "twice.parquet", "twice.parquet: 2 columns are named 'text'; write the file again with "
+                   "one, or set the text field to another column", skip_bad_records=True)
+    assert train_bpe(tmp_path / "twice.parquet", 300, [SPECIAL], workers=1, text_field="body") == reference.train(
+        joined_text(GOOD), 300, [SPECIAL])
