@@ -203,6 +203,9 @@ def train_command(
                 written = save_tokenizer(finished.model, output, format="bpe-tui")
         if training.skipped.count:
             reporter.finish(skipped_line(training))
+        nothing = no_text_line(training, stats.unique_pretokens)
+        if nothing is not None:
+            reporter.finish(nothing)
         if training.min_count > 1:
             reporter.finish(
                 f"dropped {counted(training.pretokens_pruned, 'unique pre-token')} seen fewer than "
@@ -264,6 +267,30 @@ def warn_if_empty(training: TrainingRun, stream: IO[str]) -> None:
         what = "is empty (0 bytes)" if len(sizes) == 1 else f"has {len(sizes)} shards, all empty (0 bytes)"
         print(f"bpe-tui train: warning: {shown} {what}: the tokenizer will hold the bytes and special tokens "
               "alone", file=stream, flush=True)
+
+
+def no_text_line(training: TrainingRun, unique_pretokens: int) -> str | None:
+    """A warning when a corpus that is not empty held no text to train on (a Parquet file of no rows, records
+    that are all empty, a file of special tokens alone): the run saved the bytes and special tokens alone,
+    which its last line alone ('no pair left to merge') did not tell from a corpus of short words. None
+    otherwise, and for a corpus of empty files, which :func:`warn_if_empty` told of before the run."""
+    if unique_pretokens + training.pretokens_pruned:
+        return None
+    if training.corpus is not None:
+        if not any(shard.size for shard in training.corpus.shards):
+            return None
+        documents = training.documents
+        held = f"{counted(documents, 'document')}, all empty" if documents else "no documents"
+    else:
+        try:
+            if training.path is None or training.path.stat().st_size == 0:
+                return None
+        except OSError:
+            return None
+        held = "special tokens alone"
+    shown = escape_controls(str(training.path), keep="")
+    return (f"bpe-tui train: warning: {shown} held no text to train on ({held}): the tokenizer holds the bytes "
+            "and special tokens alone")
 
 
 def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[str]) -> None:

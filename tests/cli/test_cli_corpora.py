@@ -253,6 +253,34 @@ def test_an_empty_corpus_trains_with_a_warning(tmp_path: Path, capsys: pytest.Ca
     assert code == 0 and "warning" not in capsys.readouterr().err
 
 
+def test_a_corpus_of_no_text_that_is_not_empty_trains_with_a_warning(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A Parquet file of no rows, a compressed file of nothing, records all "" or a file of special tokens
+    alone are not 0 bytes, so no warning was given: 'trained 0 merges (no pair left to merge)' was all."""
+    import gzip
+
+    import pyarrow
+    import pyarrow.parquet
+
+    pyarrow.parquet.write_table(pyarrow.table({"text": pyarrow.array([], pyarrow.string())}), tmp_path / "none.parquet")
+    (tmp_path / "nothing.jsonl.gz").write_bytes(gzip.compress(b""))
+    (tmp_path / "blank.jsonl").write_text('{"text": ""}\n' * 3, encoding="utf-8")
+    (tmp_path / "specials.txt").write_text(SPECIAL * 2, encoding="utf-8")
+    for corpus, held in (("none.parquet", "no documents"), ("nothing.jsonl.gz", "no documents"),
+                         ("blank.jsonl", "3 documents, all empty"), ("specials.txt", "special tokens alone")):
+        code = main(["train", str(tmp_path / corpus), "--vocab-size", "300", "--special-token", SPECIAL,
+                     "-o", str(tmp_path / "tok.json"), "--force"])
+        err = capsys.readouterr().err
+        assert code == 0 and "Traceback" not in err
+        [warning] = [line for line in err.splitlines() if "warning" in line]
+        assert warning == (f"bpe-tui train: warning: {tmp_path / corpus} held no text to train on ({held}): the "
+                           "tokenizer holds the bytes and special tokens alone")
+    (tmp_path / "blank.jsonl").write_text('{"text": ""}\n{"text": "a b"}\n', encoding="utf-8")
+    assert main(["train", str(tmp_path / "blank.jsonl"), "--vocab-size", "300", "-o", str(tmp_path / "tok.json"),
+                 "--force"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", ["train", "export", "study", "verify", "diff"])
 def test_record_options_on_plain_text_are_said_to_be_unused(tmp_path: Path, command: str) -> None:
     """``--text-field`` and ``--skip-bad-records`` apply to records; on a plain-text corpus they were
