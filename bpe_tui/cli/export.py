@@ -117,7 +117,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
             elif not isinstance(event, (ExportFinished, ExportProgress)):  # one shard done
                 skipped += event.skipped.count
                 if event.skipped.count:
-                    err.write(f"{CLEAR if tty else ''}skipped {event.skipped.count:,} bad records; the first: "
+                    err.write(f"{CLEAR if tty else ''}skipped {counted(event.skipped.count, 'bad record')}; the first: "
                               f"{escape_token(event.skipped.first or '', glyphs=False)}\n")
             elif isinstance(event, ExportFinished):
                 elapsed = now - started

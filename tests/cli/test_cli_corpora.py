@@ -82,6 +82,18 @@ def test_skip_bad_records_reports_them(tmp_path: Path, capsys: pytest.CaptureFix
     assert load_tokenizer(out).merges == reference.train(joined_text(DOCUMENTS + ["fine"]), 300, [SPECIAL])[1]
 
 
+def test_export_reports_one_skipped_record_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path)
+    (corpus / "c.jsonl").write_bytes(b'{"text": "fine"}\n{"text": 7}\n')
+    (tmp_path / "good.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
+    assert main(["train", str(tmp_path / "good.txt"), "--vocab-size", "260", "-o", str(tmp_path / "tok.json")]) == 0
+    code = main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "ids.npy"),
+                 "--skip-bad-records", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert f"skipped 1 bad record; the first: {corpus / 'c.jsonl'}: line 2: the 'text' value is a number" in err
+
+
 def test_skipping_every_record_is_refused_not_trained_on_nothing(tmp_path: Path) -> None:
     # Told "set the text field" and given --skip-bad-records instead, train saved a tokenizer of the 256
     # bytes alone and exited 0; now it says nothing was left to train on, and what the first record lacked.
