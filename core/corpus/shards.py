@@ -6,7 +6,8 @@ A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl`
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
 ``_SUCCESS`` or a ``.DS_Store`` beside the shards does no harm. Links to files and to folders are
-followed, each folder searched once; a file a glob reaches by several paths is one shard. A ``.json``
+followed, each folder searched once; a file a folder search or a glob reaches by several paths is one
+shard. A ``.json``
 file whose first line is a bare ``{`` (one object over several lines, such as a tokenizer saved there)
 cannot be JSON lines (one named on its own is refused), an events file ``train --events`` wrote there is a
 log, and a tokenizer's files (``tokenizer.json``, GPT-2's ``vocab.json`` beside its ``merges.txt``) are no
@@ -234,7 +235,7 @@ def _each_file_once(paths: Iterable[str]) -> list[str]:
 
 
 def _folder(folder: str) -> Corpus:
-    shards: list[Shard] = []
+    found: list[str] = []
     ignored = 0
 
     def refuse(error: OSError) -> None:
@@ -259,13 +260,15 @@ def _folder(folder: str) -> Corpus:
                     or (kind == "jsonl" and not compression and _not_records(path) is not None)):
                 ignored += 1
                 continue
-            shards.append(shard_of(path))
+            found.append(path)
+    # A file reached by several paths (a link such as latest.jsonl -> shard-0003.jsonl, or two snapshots of a
+    # Hugging Face cache sharing a blob) is one shard, as in a glob: it was read once a path.
+    shards = [shard_of(path) for path in _each_file_once(found)]
     if not shards:
         raise CorpusError(
             f"{shown_path(folder)}: the folder holds no corpus shard ({SHARD_NAMES}); "
             "give a folder of shards or a file"
         )
-    shards.sort(key=lambda shard: shard.path)
     return Corpus(folder, tuple(shards), ignored)
 
 

@@ -191,6 +191,22 @@ def test_a_folder_follows_a_linked_subfolder_once(tmp_path: Path) -> None:
     assert train_bpe(tmp_path / "corpus", 270, [SPECIAL]) == reference.train(joined_text(documents), 270, [SPECIAL])
 
 
+def test_a_folder_reads_a_file_linked_under_another_name_once(tmp_path: Path) -> None:
+    """A link such as latest.jsonl -> b.jsonl (or two snapshots of a Hugging Face cache linking one blob) made
+    the file two shards: its documents were counted twice, and the merges were those of a corpus that held
+    them twice, without a word. It is one shard, under its first name, as in a glob."""
+    documents = sample_documents()
+    write_shard(tmp_path / "corpus", "a.jsonl", documents[:300])
+    write_shard(tmp_path / "corpus", "b.jsonl", documents[300:])
+    (tmp_path / "corpus" / "latest.jsonl").symlink_to("b.jsonl")
+    (tmp_path / "corpus" / "snapshots" / "1").mkdir(parents=True)
+    (tmp_path / "corpus" / "snapshots" / "1" / "a.jsonl").symlink_to(tmp_path / "corpus" / "a.jsonl")
+    corpus = open_corpus(tmp_path / "corpus")
+    assert [Path(s.path).name for s in corpus.shards] == ["a.jsonl", "b.jsonl"]
+    assert train_bpe(tmp_path / "corpus", 270, [SPECIAL], workers=1) == reference.train(
+        joined_text(documents), 270, [SPECIAL])
+
+
 def test_a_glob_through_a_link_loop_reads_each_file_once(tmp_path: Path) -> None:
     """``**`` follows links to folders, so a link back up the tree matched the same shard at every depth
     (41 times here) and trained on each copy; a file the pattern reaches by several paths is one shard."""
