@@ -155,7 +155,7 @@ def check_regular_file(
     try:
         mode = os.stat(p).st_mode
     except OSError as problem:
-        raise error(f"{shown}: {os_problem(problem)}") from None
+        raise error(f"{shown}: {_dangling_link(p) or os_problem(problem)}") from None
     _check_mode(mode, shown, error, fix)
     try:
         fd = os.open(p, _OPEN_FLAGS)
@@ -170,6 +170,18 @@ def check_regular_file(
     finally:
         os.close(fd)
     return p
+
+
+def _dangling_link(path: Path) -> str | None:
+    """What a symbolic link whose target is missing is, for a message: ``ls`` lists such a link, so "no such
+    file" sent its owner looking for a typo that was not there. None when ``path`` is no such link."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return None
+    if os.path.lexists(os.path.join(os.path.dirname(path), target)):
+        return None  # a loop, or a link through a link: the system's words say it
+    return f"a symbolic link to {shown_path(target)}, which does not exist; fix or remove the link"
 
 
 def _check_mode(mode: int, shown: str, error: type[BPEError], fix: str) -> None:

@@ -138,7 +138,7 @@ KINDS: dict[str, tuple[Callable[[Path], Path], str]] = {
     "path too long": (_long_path, "too long"),
     "path through a file": (_through_a_file, "not a directory"),
     "symlink loop": (_loop, "symbolic links"),
-    "dangling symlink": (_dangling, "no such file"),
+    "dangling symlink": (_dangling, "a symbolic link to"),
     "unreadable": (_unreadable, "permission denied"),
 }
 

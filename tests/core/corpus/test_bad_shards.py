@@ -278,3 +278,16 @@ def test_a_parquet_with_two_columns_of_the_text_fields_name(tmp_path: Path) -> N
                    "one, or set the text field to another column", skip_bad_records=True)
     assert train_bpe(tmp_path / "twice.parquet", 300, [SPECIAL], workers=1, text_field="body") == reference.train(
         joined_text(GOOD), 300, [SPECIAL])
+
+
+def test_a_dangling_link_among_the_shards_is_named_as_one(tmp_path: Path) -> None:
+    """``ls`` lists a link whose target is gone (a blob deleted from a cache, a half-synced folder), so
+    'no such file; check the path' sent the user looking for a typo; the line says it is such a link."""
+    write_shard(tmp_path / "corpus", "a.jsonl", GOOD)
+    (tmp_path / "corpus" / "b.jsonl").symlink_to("../blobs/4d7a2146")
+    for path in (tmp_path / "corpus", tmp_path / "corpus" / "b.jsonl"):
+        assert one_line_error(path) == (f"{tmp_path / 'corpus' / 'b.jsonl'}: a symbolic link to ../blobs/4d7a2146, "
+                                        "which does not exist; fix or remove the link")
+    (tmp_path / "corpus" / "loop.jsonl").symlink_to("loop.jsonl")
+    (tmp_path / "corpus" / "b.jsonl").unlink()
+    one_line_error(tmp_path / "corpus", "loop.jsonl: too many levels of symbolic links")
