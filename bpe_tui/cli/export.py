@@ -24,7 +24,7 @@ from bpe_tui.cli.arguments import (
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
-from bpe_tui.text import counted, escape_token, eta, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
 from bpe_tui.throughput import CorpusSize, estimate_line, parse_size
 from core.corpus import open_corpus
 from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
@@ -121,10 +121,12 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                               f"{escape_token(event.skipped.first or '', glyphs=False)}\n")
             elif isinstance(event, ExportFinished):
                 elapsed = now - started
-                speed = rate(event.corpus_bytes, elapsed)
+                # The rate, and the estimate from it, is of text: a compressed or Parquet corpus's files hold
+                # several times their size of it, and 825 GB of a corpus means its text.
+                speed = rate(event.corpus_bytes if event.text_bytes is None else event.text_bytes, elapsed)
                 err.write(
                     f"{CLEAR if tty else ''}exported {counted(event.tokens, 'token')} ({event.dtype}) from "
-                    f"{counted(event.corpus_bytes, 'byte')} to {escape_token(str(event.path), glyphs=False)} in "
+                    f"{read_from(event)} to {escape_token(str(event.path), glyphs=False)} in "
                     f"{format_duration(elapsed)} ({format_rate(speed, 'B')}, "
                     f"{format_rate(rate(event.tokens, elapsed), 'tokens')})\n"
                 )
@@ -137,6 +139,18 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                           f"{progress_line(event, now - started)}\n")
                 err.flush()
     return 0
+
+
+def read_from(event: ExportFinished) -> str:
+    """What the export read, for its last line: a text file's bytes, or a corpus of shards' text and files.
+
+    >>> from pathlib import Path
+    >>> read_from(ExportFinished(Path("i.npy"), 3, "uint16", 2048, None, text_bytes=9000))  # type: ignore[arg-type]
+    '9,000 bytes of text (2.0 KiB of shards)'
+    """
+    if event.text_bytes is None:
+        return counted(event.corpus_bytes, "byte")
+    return f"{counted(event.text_bytes, 'byte')} of text ({format_bytes(event.corpus_bytes)} of shards)"
 
 
 def progress_line(event: ExportProgress, elapsed: float) -> str:

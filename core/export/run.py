@@ -89,6 +89,9 @@ class ExportFinished:
     dtype: str
     corpus_bytes: int
     sidecar: IdsSidecar
+    text_bytes: int | None = None
+    """The UTF-8 bytes of the documents encoded, for a corpus of shards, whose files' size (``corpus_bytes``:
+    compressed, Parquet, JSON with its escapes) is not their text's; None for a text file, whose size is."""
 
 
 def id_dtype(model: BPEModel) -> str:

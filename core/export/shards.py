@@ -29,7 +29,7 @@ import shutil
 import sys
 import tempfile
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -76,13 +76,15 @@ class ShardExportJob:
 
 @dataclass(frozen=True, slots=True)
 class ShardExported:
-    """One shard done: its path, its size on disk, its documents and ids, the bad records it skipped."""
+    """One shard done: its path, its size on disk, its documents and ids, the bad records it skipped, and the
+    UTF-8 bytes of the text it encoded."""
 
     shard: str
     size: int
     documents: int
     tokens: int
     skipped: SkippedRecords
+    text_bytes: int = 0
 
 
 def export_shard(job: ShardExportJob) -> ShardExported:
@@ -91,7 +93,7 @@ def export_shard(job: ShardExportJob) -> ShardExported:
     encode = _tokenizer.encode
     typecode = _TYPECODES[job.dtype]
     skipped = SkippedRecords()
-    documents = tokens = 0
+    documents = tokens = text_bytes = 0
     target = Path(job.output or job.part)
     pending = array(typecode)
     with _part_file(Path(job.part), target) as handle:
@@ -102,6 +104,7 @@ def export_shard(job: ShardExportJob) -> ShardExported:
                 if documents and job.separator is not None:
                     pending.append(job.separator)
                 documents += 1
+            text_bytes += len(text.encode("utf-8", "surrogatepass"))
             pending.extend(encode(text))
             if len(pending) >= FLUSH_IDS:
                 tokens += _write_ids(handle, pending, target)
@@ -109,7 +112,7 @@ def export_shard(job: ShardExportJob) -> ShardExported:
         if job.header:
             handle.seek(0)
             write_flushed(handle, npy_header(job.dtype, tokens), target)
-    return ShardExported(job.shard.path, job.shard.size, documents, tokens, skipped)
+    return ShardExported(job.shard.path, job.shard.size, documents, tokens, skipped, text_bytes)
 
 
 @contextlib.contextmanager
@@ -249,6 +252,12 @@ class _Export:
     workers: int
     digest: ShardsDigest
 
+    def text_bytes(self, results: Iterable[ShardExported], separators: int) -> int:
+        """The bytes of the text the ids encode: the documents, and the first special token between two
+        (``separators`` of them), as the one text file holding the corpus has them."""
+        between = len(self.model.special_tokens[0].encode("utf-8")) if self.model.special_tokens else 0
+        return sum(result.text_bytes for result in results) + max(separators, 0) * between
+
     def sidecar(self, tokens: int, corpus: str, size: int, sha256: str) -> IdsSidecar:
         """The sidecar of ``tokens`` ids made from ``corpus`` (the whole corpus as given, or one shard)."""
         return IdsSidecar.describe(self.model, dtype=self.dtype, tokens=tokens, corpus=corpus, corpus_bytes=size,
@@ -317,7 +326,8 @@ def _one_array(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
         sidecar = export.sidecar(tokens, corpus.spec, total, export.digest.finish()[0])
         ids.describe(sidecar)
         yield ExportSaving(path=target, sidecar=sidecar_path(target))
-    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total, sidecar=sidecar)
+    yield ExportFinished(path=target, tokens=tokens, dtype=dtype, corpus_bytes=total, sidecar=sidecar,
+                         text_bytes=export.text_bytes(finished.values(), documents - 1))
 
 
 def _check_some_document_read(results: dict[int, ShardExported]) -> None:
@@ -372,4 +382,6 @@ def _per_shard(export: _Export) -> Iterator[ExportProgress | ShardExported | Exp
             except OSError as error:
                 raise OutputError(f"cannot write {shown_path(where)}: {describe_write_error(error)}") from None
     sidecar = export.sidecar(tokens, corpus.spec, total, whole)
-    yield ExportFinished(path=target, tokens=tokens, dtype=export.dtype, corpus_bytes=total, sidecar=sidecar)
+    separators = sum(result.documents - 1 for result in results.values() if result.documents)
+    yield ExportFinished(path=target, tokens=tokens, dtype=export.dtype, corpus_bytes=total, sidecar=sidecar,
+                         text_bytes=export.text_bytes(results.values(), separators))

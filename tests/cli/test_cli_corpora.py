@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bpe_tui.__main__ import main
+from bpe_tui.text import format_bytes
 from core import reference
 from core.encode.tokenizer import Tokenizer
 from core.formats import load_tokenizer
@@ -180,8 +181,15 @@ def test_export_one_array_and_per_shard(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "ids.npy"),
                  "--workers", "2"]) == 0
     assert np.load(tmp_path / "ids.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS))
+    # The bytes read are the text's, as in the one .txt of the corpus: the files' sizes (gzip, Parquet) were
+    # given as if they were, so the rate and an --estimate of 825 GB of text went by compressed bytes.
+    size = (corpus / "a.jsonl.gz").stat().st_size + (corpus / "b.parquet").stat().st_size
+    text = len(joined_text(DOCUMENTS).encode("utf-8"))
+    assert f"from {text:,} bytes of text ({format_bytes(size)} of shards) to " in capsys.readouterr().err
     assert main(["export", str(corpus), str(tmp_path / "tok.json"), "-o", str(tmp_path / "per"),
                  "--per-shard"]) == 0
+    each = len(joined_text(DOCUMENTS[:60]).encode("utf-8")) + len(joined_text(DOCUMENTS[60:]).encode("utf-8"))
+    assert f"from {each:,} bytes of text ({format_bytes(size)} of shards) to " in capsys.readouterr().err
     assert np.load(tmp_path / "per" / "a.jsonl.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS[:60]))
     assert np.load(tmp_path / "per" / "b.parquet.npy").tolist() == tokenizer.encode(joined_text(DOCUMENTS[60:]))
     capsys.readouterr()
