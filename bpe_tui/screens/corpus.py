@@ -169,9 +169,9 @@ class CorpusScreen(PaneScreen):
         self._corpus_root = corpus_root
         self._recent_store = recent_store
         self._recent = load_recent(recent_store)
-        self._shown: tuple[Path, tuple[str, ...], str] | None = None
-        """The file, special tokens and text field last scanned, so a session change that keeps them does not
-        rescan."""
+        self._shown: tuple[Path, tuple[str, ...], str, str | None] | None = None
+        """The file, special tokens, text field and (for shards) errors last scanned, so a session change that
+        keeps them does not rescan."""
         self._stats: CorpusStats | None = None
         """The newest stats of the scan for ``_shown``, ``None`` until the first arrives."""
 
@@ -226,7 +226,8 @@ class CorpusScreen(PaneScreen):
         form = self.query_one(TrainingForm)
         shards = is_shards(path)
         form.show_shard_options(shards)
-        shown = (path, form.special_tokens, self._session.text_field)
+        # errors changes a shard scan only (a text file's notes a bad byte either way)
+        shown = (path, form.special_tokens, self._session.text_field, self._session.errors if shards else None)
         if self._shown == shown:
             return
         self._shown = shown
@@ -234,7 +235,7 @@ class CorpusScreen(PaneScreen):
         # Content, not str: a border title string is read as markup, and a file name is data.
         self.query_one("#preview-box").border_title = Content(f"Preview · {shown_text(path.name)}")
         if shards:
-            self._scan_shards(path, self._session.text_field)
+            self._scan_shards(path, self._session.text_field, self._session.errors)
         else:
             self._scan(path, form.special_tokens)
 
@@ -267,14 +268,15 @@ class CorpusScreen(PaneScreen):
             self.post_message(self.ScanFailed(path, f"{shown_path(path)}: {os_problem(error)}"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="corpus-scan")
-    def _scan_shards(self, path: Path, text_field: str) -> None:
+    def _scan_shards(self, path: Path, text_field: str, errors: str) -> None:
         """Find the shards, read a preview, then count every shard's records, posting ~10 updates a second.
 
-        Records are read by ``text_field``, as training reads them; bad records are not skipped here, so the
-        first one is shown whatever the toggle says.
+        Records are read by ``text_field`` and invalid UTF-8 by ``errors``, as training reads them (with
+        'replace', such a record is one, and the shards after it are counted); bad records are not skipped
+        here, so the first one is shown whatever the toggle says.
         """
         worker = get_current_worker()
-        options = ReadOptions(text_field=text_field)
+        options = ReadOptions(text_field=text_field, errors=errors)
         try:
             corpus = open_corpus(path)
             self.post_message(self.PreviewRead(path, escape_controls(shards_preview(corpus, PREVIEW_BYTES, options))))

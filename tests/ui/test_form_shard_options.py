@@ -141,3 +141,22 @@ async def test_the_study_pane_reads_the_corpus_as_the_form_says(tmp_path: Path) 
     expected = reference.train(joined_text(DOCUMENTS[:20]), 260, [SPECIAL])[1]
     assert [size.vocab for size in finished.study.sizes] == [258, 260]
     assert run.run.merges == expected
+
+
+async def test_the_shard_counts_read_invalid_utf8_by_the_forms_errors(tmp_path: Path) -> None:
+    """With errors 'replace' chosen, training reads a record of invalid UTF-8 as U+FFFD, but the pane's scan
+    read strictly: it stopped there with 'fix the record or skip bad records' and never counted the rest."""
+    good = [json.dumps({"text": d}).encode() + b"\n" for d in DOCUMENTS]
+    corpus = tmp_path / "latin1.jsonl"
+    corpus.write_bytes(b"".join(good[:10]) + b'{"text": "caf\xe9"}\n' + b"".join(good[10:]))
+    seen: list[Message] = []
+    app = corpus_app(corpus, tmp_path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await wait_for_state(pilot, lambda: last_summary(seen, corpus).complete, "the strict count")
+        assert "line 11: invalid UTF-8" in (last_summary(seen, corpus).problem or "")
+        assert last_summary(seen, corpus).records == 10
+        app.session.set_corpus_reading("text", False, "replace")  # as the form's errors choice sets it
+        await wait_for_state(pilot, lambda: last_summary(seen, corpus).complete
+                             and last_summary(seen, corpus).problem is None, "the count by 'replace'")
+        assert last_summary(seen, corpus).records == len(DOCUMENTS) + 1
