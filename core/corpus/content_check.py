@@ -64,7 +64,7 @@ def content_problem(head: bytes, kind: str, compression: str | None, name: str) 
                 f"rename it {_quoted(stem + _SUFFIXES[found])}")
     if compression is None and head.startswith(b"PK\x03\x04"):
         return "is a zip archive; unzip it and give the folder it makes"
-    if compression is None and head[257:262] == b"ustar":
+    if compression is None and head[257:265] in (b"ustar\x0000", b"ustar  \x00"):  # POSIX's mark, or GNU's
         return "is a tar archive; extract it (tar -xf) and give the folder it makes"
     if compression is None and kind != "parquet" and head.startswith(b"PAR1") and _binary(head):
         return f"holds Parquet data, though its name does not end in .parquet; rename it {_quoted(_parquet_name(name))}"

@@ -93,9 +93,10 @@ def test_a_git_lfs_pointer_in_the_place_of_a_shard(tmp_path: Path, name: str) ->
                        "(git lfs pull in its repository)")
 
 
-def test_an_archive_named_as_a_shard(tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_an_archive_named_as_a_shard(tmp_path: Path, form: int) -> None:
     data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w") as archive:
+    with tarfile.open(fileobj=data, mode="w", format=form) as archive:
         info = tarfile.TarInfo("a.txt")
         info.size = 5
         archive.addfile(info, io.BytesIO(b"hello"))
@@ -115,7 +116,8 @@ def test_a_zstd_file_starting_with_a_skippable_frame_is_zstd(tmp_path: Path) -> 
 
 def test_text_that_merely_starts_like_a_magic_number_is_text(tmp_path: Path) -> None:
     """'BZh' and 'PAR1' are text too: only the whole mark, or binary bytes after it, tell a format."""
-    for text in ("BZh is how the bzip2 header starts", "PAR1 of the report"):
+    mustard = "x" * 256 + "mustard and custard  " * 20  # 'ustar' at byte 257, as in a tar header
+    for text in ("BZh is how the bzip2 header starts", "PAR1 of the report", mustard):
         path = tmp_path / "notes.txt"
         path.write_text(text, encoding="utf-8")
         assert [shard.kind for shard in open_corpus(path).shards] == ["text"]
