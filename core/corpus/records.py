@@ -29,6 +29,7 @@ from core.corpus.extras import require
 from core.corpus.shards import Shard
 from core.corpus.text_stream import text_pieces
 from core.errors import CorpusError
+from core.input_files import UTF16_BOMS, nul_byte_problem
 from core.pretokenize.patterns import GPT2_PATTERN
 
 PARQUET_BATCH_ROWS = 1024
@@ -116,6 +117,8 @@ def _json_lines(stream: Any, shard: Shard, options: ReadOptions, skipped: Skippe
     for number, line in enumerate(stream, 1):
         if number == 1 and line.startswith(_UTF8_BOM):
             line = line[len(_UTF8_BOM):]  # editors on Windows start UTF-8 files with one; it is not part of a record
+        elif number == 1 and line[:2] in UTF16_BOMS:  # Windows PowerShell 5 writes '>' so: no line is UTF-8
+            raise CorpusError(f"{shard.shown}: {nul_byte_problem(line[:2])}")
         if not line.strip():
             continue  # blank lines (a trailing one above all) hold no record
         try:

@@ -196,6 +196,18 @@ def test_a_json_lines_shard_may_start_with_a_byte_order_mark(tmp_path: Path, com
     one_line_error(tmp_path / name, f"{name}: line {len(GOOD) + 1}: not valid JSON")
 
 
+@pytest.mark.parametrize("compression", [None, "gz"])
+def test_a_json_lines_shard_in_utf16_says_to_convert_it(tmp_path: Path, compression: str | None) -> None:
+    """Windows PowerShell 5 writes '>' in UTF-16: line 1 was 'invalid UTF-8 at column 1 (byte 0xff); fix the
+    record or skip bad records', and skipping them all was 'every record was bad (3 skipped)' of 2 records."""
+    name = "u16.jsonl" + (f".{compression}" if compression else "")
+    data = "".join(json.dumps({"text": text}) + "\r\n" for text in GOOD[:2]).encode("utf-16")
+    (tmp_path / name).write_bytes(compress(data, compression))
+    message = one_line_error(tmp_path / name, skip_bad_records=True)
+    assert message == (f"{tmp_path / name}: it starts with a UTF-16 byte-order mark: convert it to UTF-8 first "
+                       "(e.g. iconv -f UTF-16 -t UTF-8)")
+
+
 def test_a_parquet_column_of_nulls_is_a_column_of_null_records(tmp_path: Path) -> None:
     """pandas writes an empty or all-None object column as Arrow's ``null`` type: an empty shard is
     empty, and each null row is a bad record as a null in a string column is (named, skippable)."""
