@@ -78,7 +78,10 @@ def _is_shard_folder(path: Path) -> bool:
     try:
         corpus = open_corpus(path)
     except CorpusError:
-        return False
+        # A shard that cannot be read (a Git LFS pointer, a dangling link) still makes the folder a corpus,
+        # which the corpus pane then says is wrong; loaded as a tokenizer, it said there was no tokenizer.
+        return any(kind is not None and not name.lower().endswith(".json")
+                   for _, _, names in os.walk(path) for name in names for kind in shard_format(name)[:1])
     return any(not shard.path.lower().endswith(".json") for shard in corpus.shards)
 
 

@@ -47,3 +47,20 @@ def test_a_corpus_of_shards_is_a_corpus(tmp_path: Path) -> None:
     tokenizers, corpora = sort_paths([shards, tmp_path / "b.ndjson", tokenizer])
     assert tokenizers == [tokenizer.resolve()]
     assert corpora == [shards.resolve(), (tmp_path / "b.ndjson").resolve()]
+
+
+def test_a_folder_of_shards_that_cannot_be_read_is_still_a_corpus(tmp_path: Path) -> None:
+    """A dataset repository cloned without Git LFS (pointers for shards), or a folder with a dangling link,
+    was taken for a tokenizer folder, whose load then said it held no tokenizer; as a corpus, the corpus
+    pane says what is wrong with the shard."""
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    (repo / "data" / "train-00000.parquet").write_bytes(b"version https://git-lfs.github.com/spec/v1\nsize 9\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "a.jsonl").symlink_to("gone.jsonl")
+    empty = tmp_path / "other"
+    empty.mkdir()
+    (empty / "notes.md").write_text("no shards here", encoding="utf-8")
+    tokenizers, corpora = sort_paths([repo, linked, empty])
+    assert corpora == [repo.resolve(), linked.resolve()] and tokenizers == [empty.resolve()]
