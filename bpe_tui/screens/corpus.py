@@ -255,6 +255,7 @@ class CorpusScreen(PaneScreen):
         """Read the preview and scan the file, posting at most ~10 updates a second and the final one."""
         worker = get_current_worker()
         try:
+            open_corpus(path)  # gzip data named .txt, a Git LFS pointer: what training would refuse it for
             self.post_message(self.PreviewRead(path, preview_text(path, PREVIEW_BYTES)))
             throttle = Throttle(0.1)
             for stats in scan_corpus(path, special_tokens):

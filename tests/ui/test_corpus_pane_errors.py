@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -29,11 +30,15 @@ def unusable(kind: str, folder: Path) -> tuple[Path, str]:
         # A folder is a corpus of shards; this one holds none.
         return path, ("the folder holds no corpus shard (.txt, .jsonl, .json or .parquet, optionally .gz, .bz2, "
                       ".xz or .zst); give a folder of shards or a file")
+    if kind == "gzip":  # the pane said 'not valid UTF-8 ...: training refuses it unless errors is replace'
+        path = folder / "web.txt"
+        path.write_bytes(gzip.compress(b"some text\n" * 100))
+        return path, "holds gzip-compressed data, though its name does not end in .gz; rename it 'web.txt.gz'"
     return folder / "gone.txt", "no such file; check the path"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
-@pytest.mark.parametrize("kind", ["fifo", "folder", "missing"])
+@pytest.mark.parametrize("kind", ["fifo", "folder", "missing", "gzip"])
 async def test_a_file_that_cannot_be_used_is_named_once(kind: str, tmp_path: Path) -> None:
     path, words = unusable(kind, tmp_path)
     seen: list[Message] = []
