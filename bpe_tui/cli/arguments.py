@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from core.input_files import shown_path
 from core.limits import undecodable_byte, utf8_name_problem, workers_problem
+
+if TYPE_CHECKING:
+    from core.corpus.shards import Corpus
 
 class UsageError(Exception):
     """A bad command line; the message is one line."""
@@ -201,6 +204,16 @@ def warn_unused_record_options(
           f"lines and Parquet records, and {shown_path(corpus)} holds plain text only: "
           f"{'it is' if len(given) == 1 else 'they are'} not used",
           file=stream or sys.stderr, flush=True)
+
+
+def left_out_line(corpus: Corpus | None, command: str) -> str | None:
+    """The note a command ends with when a folder search left files out for their names alone (source code,
+    Markdown beside a ``.txt``): the run read the shards only, and said nothing of the rest. At the end, so
+    that a command that fails says its one line alone."""
+    from core.corpus.shards import left_out_note  # here: core.corpus is imported by the commands that get here
+
+    note = left_out_note(corpus) if corpus is not None else None
+    return None if note is None else f"bpe-tui {command}: note: {note}"
 
 
 def add_force(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from bpe_tui.cli.arguments import (
-    add_corpus_options, add_force, one_corpus, path_text, warn_unused_record_options, worker_count,
+    add_corpus_options, add_force, left_out_line, one_corpus, path_text, warn_unused_record_options, worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
@@ -130,6 +130,9 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                     f"{format_duration(elapsed)} ({format_rate(speed, 'B')}, "
                     f"{format_rate(rate(event.tokens, elapsed), 'tokens')})\n"
                 )
+                note = left_out_line(corpus, "export")
+                if note is not None:
+                    err.write(f"{note}\n")
                 if args.estimate is not None:
                     err.write(f"estimate: {estimate_line(speed, args.estimate)}\n" if speed is not None else
                               "estimate: none, the corpus was empty (no rate to go on)\n")

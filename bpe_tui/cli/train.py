@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from bpe_tui.cli.arguments import (
-    add_corpus_options, add_force, one_corpus, path_text, special_token, warn_unused_record_options, worker_count,
+    add_corpus_options, add_force, left_out_line, one_corpus, path_text, special_token, warn_unused_record_options,
+    worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
@@ -203,9 +204,9 @@ def train_command(
                 written = save_tokenizer(finished.model, output, format="bpe-tui")
         if training.skipped.count:
             reporter.finish(skipped_line(training))
-        nothing = no_text_line(training, stats.unique_pretokens)
-        if nothing is not None:
-            reporter.finish(nothing)
+        for note in (no_text_line(training, stats.unique_pretokens), left_out_line(training.corpus, "train")):
+            if note is not None:
+                reporter.finish(note)
         if training.min_count > 1:
             reporter.finish(
                 f"dropped {counted(training.pretokens_pruned, 'unique pre-token')} seen fewer than "

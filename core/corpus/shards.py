@@ -25,6 +25,7 @@ import glob
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,10 @@ class Corpus:
     spec: str
     shards: tuple[Shard, ...]
     ignored: int = 0
+    unread: tuple[tuple[str, int], ...] = ()
+    """Of the files a folder search left out, those left out for their names alone (not hidden, no sidecar):
+    how many of each suffix, most first. Source code or Markdown beside a ``.txt`` is no shard, and a
+    command says so rather than train on the ``.txt`` alone without a word."""
 
     @property
     def total_bytes(self) -> int:
@@ -237,6 +242,7 @@ def _each_file_once(paths: Iterable[str]) -> list[str]:
 def _folder(folder: str) -> Corpus:
     found: list[str] = []
     ignored = 0
+    unread: Counter[str] = Counter()
 
     def refuse(error: OSError) -> None:
         raise CorpusError(f"{shown_path(error.filename or folder)}: {os_problem(error)}")
@@ -259,17 +265,54 @@ def _folder(folder: str) -> Corpus:
             if (kind is None or name.startswith((".", "_")) or name in tokenizer
                     or (kind == "jsonl" and not compression and _not_records(path) is not None)):
                 ignored += 1
+                if kind is None and not name.startswith((".", "_")) and not name.lower().endswith(SIDECAR_SUFFIX):
+                    unread[_suffix(name)] += 1
                 continue
             found.append(path)
     # A file reached by several paths (a link such as latest.jsonl -> shard-0003.jsonl, or two snapshots of a
     # Hugging Face cache sharing a blob) is one shard, as in a glob: it was read once a path.
     shards = [shard_of(path) for path in _each_file_once(found)]
+    left_out = tuple(sorted(unread.items(), key=lambda item: (-item[1], item[0])))
     if not shards:
+        other = f", or a quoted glob ({_glob_hint(folder, left_out)}) to read other files as text" if left_out else ""
         raise CorpusError(
             f"{shown_path(folder)}: the folder holds no corpus shard ({SHARD_NAMES}); "
-            "give a folder of shards or a file"
+            f"give a folder of shards or a file{other}"
         )
-    return Corpus(folder, tuple(shards), ignored)
+    return Corpus(folder, tuple(shards), ignored, left_out)
+
+
+def _suffix(name: str) -> str:
+    """A file's suffix as a note tallies it: the last, or the last two before a compression's.
+
+    >>> _suffix("a.PY"), _suffix("b.csv.gz"), _suffix("LICENSE")
+    ('.py', '.csv.gz', 'no suffix')
+    """
+    suffixes = [suffix.lower() for suffix in Path(name).suffixes]
+    if len(suffixes) > 1 and suffixes[-1] in COMPRESSIONS:
+        return "".join(suffixes[-2:])
+    return suffixes[-1] if suffixes else "no suffix"
+
+
+def _glob_hint(folder: str, unread: tuple[tuple[str, int], ...]) -> str:
+    """A quoted glob that reads the most common of ``unread``'s suffixes as text, for a message."""
+    suffix = next((suffix for suffix, _ in unread if suffix != "no suffix"), "")
+    return f"'{shown_path(os.path.join(folder, '**', '*' + suffix))}'"
+
+
+def left_out_note(corpus: Corpus) -> str | None:
+    """What a folder search left out for its names, and how to read it, for a one-line note; None if nothing.
+
+    >>> left_out_note(Corpus("src", (), 3, ((".py", 2), (".md", 1))))
+    "left out 3 files of src whose names are no shard's (2 .py, 1 .md); a quoted glob ('src/**/*.py') reads such files as text"
+    """
+    if not corpus.unread:
+        return None
+    total = sum(count for _, count in corpus.unread)
+    tally = ", ".join(f"{count:,} {suffix}" for suffix, count in corpus.unread[:4])
+    more = ", ..." if len(corpus.unread) > 4 else ""
+    return (f"left out {total:,} file{'s' if total != 1 else ''} of {shown_path(corpus.spec)} whose names are no "
+            f"shard's ({tally}{more}); a quoted glob ({_glob_hint(corpus.spec, corpus.unread)}) reads such files as text")
 
 
 def _tokenizer_files(names: list[str]) -> set[str]:

@@ -127,6 +127,32 @@ def test_exporting_a_corpus_whose_every_record_is_skipped_is_refused(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "good.txt", "tok.json"]
 
 
+def test_files_a_folder_search_leaves_out_for_their_names_are_noted(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Source code beside a .txt is no shard: training a repository trained on its notes.txt alone, and said
+    nothing of the .py files; a note now says what was left out, and the glob that reads it."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    for name in ("a.py", "b.py"):
+        (repo / "pkg" / name).write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    (repo / "README.md").write_text("# repo\n", encoding="utf-8")
+    (repo / ".gitignore").write_text("*.pyc\n", encoding="utf-8")  # hidden: not worth a word
+    (repo / "notes.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
+    glob = repo / "**" / "*.py"
+    note = f"note: left out 3 files of {repo} whose names are no shard's (2 .py, 1 .md); a quoted glob ('{glob}') reads such files as text"
+    assert main(["train", str(repo), "--vocab-size", "260", "-o", str(tmp_path / "tok.json")]) == 0
+    assert f"bpe-tui train: {note}\n" in capsys.readouterr().err
+    assert main(["export", str(repo), str(tmp_path / "tok.json"), "-o", str(tmp_path / "ids.npy")]) == 0
+    assert f"bpe-tui export: {note}\n" in capsys.readouterr().err
+    assert main(["train", str(glob), "--vocab-size", "260", "-o", str(tmp_path / "py.json")]) == 0
+    assert "note:" not in capsys.readouterr().err
+    (repo / "notes.txt").unlink()
+    code = main(["train", str(repo), "--vocab-size", "260", "-o", str(tmp_path / "tok.json"), "--force"])
+    captured = capsys.readouterr()
+    assert_one_line_error((code, captured.out, captured.err), "holds no corpus shard", f"give a folder of shards "
+                          f"or a file, or a quoted glob ('{glob}') to read other files as text")
+
+
 def test_a_tokenizer_given_for_the_corpus_is_named_as_such(tmp_path: Path) -> None:
     # A saved tokenizer (one JSON object over many lines) was read as JSON lines: "line 1: not valid JSON;
     # fix the record or skip bad records", advice that could only skip every line of it.
