@@ -33,7 +33,11 @@ from core.input_files import UTF16_BOMS, nul_byte_problem
 from core.pretokenize.patterns import GPT2_PATTERN
 
 PARQUET_BATCH_ROWS = 1024
-"""Rows read from a Parquet file at a time: memory stays near one batch of the text column."""
+"""Rows read from a Parquet file at a time, at most: memory stays near one batch of the text column."""
+
+PARQUET_BATCH_BYTES = 16 << 20
+"""About how many bytes of text a batch holds at most: a dataset of books (a megabyte a row) read 1,024 rows
+at a time held a copy of a gigabyte of them as Python bytes, besides pyarrow's own, in each worker."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -213,7 +217,7 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
             )
         row = 0
         try:
-            for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[name]):
+            for batch in table.iter_batches(batch_size=_batch_rows(table, name), columns=[name]):
                 for value in _column_bytes(batch.column(0), pyarrow):
                     row += 1
                     try:
@@ -224,6 +228,19 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
                         _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
         except pyarrow.ArrowException as error:
             raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
+
+
+def _batch_rows(table: Any, name: str) -> int:
+    """Rows a batch of column ``name`` may hold: :data:`PARQUET_BATCH_ROWS`, fewer where the file's metadata
+    says its rows are long (:data:`PARQUET_BATCH_BYTES` a batch)."""
+    metadata = table.metadata
+    leaves = [index for index in range(metadata.num_columns) if table.schema.column(index).path == name]
+    largest = 0
+    for group in range(metadata.num_row_groups):
+        rows = metadata.row_group(group).num_rows
+        if rows and leaves:
+            largest = max(largest, metadata.row_group(group).column(leaves[0]).total_uncompressed_size // rows)
+    return max(1, min(PARQUET_BATCH_ROWS, PARQUET_BATCH_BYTES // max(largest, 1)))
 
 
 def _column_bytes(column: Any, pyarrow: Any) -> list[bytes | None]:

@@ -354,3 +354,29 @@ def test_the_bundled_samples_folder_is_their_corpora_only() -> None:
     samples = Path(__file__).resolve().parents[3] / "samples"
     names = sorted(Path(s.path).relative_to(samples).as_posix() for s in open_corpus(samples).shards)
     assert names == sorted(p.name for p in samples.glob("*.txt"))
+
+
+def test_a_parquet_of_long_rows_is_read_a_few_rows_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset of books (a megabyte a row) was read 1,024 rows at a time: with HF's row groups of 1,000
+    rows, each worker held a gigabyte of them as Python bytes besides pyarrow's copy. A batch now holds
+    about PARQUET_BATCH_BYTES of text (here 1 MiB: ten rows of 100 KB), and the documents are the same."""
+    import pyarrow
+    import pyarrow.parquet
+
+    from core.corpus import records
+
+    documents = [f"book {i} " + "long text of a book " * 5000 for i in range(40)]  # 100 KB each
+    pyarrow.parquet.write_table(pyarrow.table({"id": list(range(40)), "text": documents}), tmp_path / "books.parquet",
+                                row_group_size=40)
+    monkeypatch.setattr(records, "PARQUET_BATCH_BYTES", 1 << 20)
+    sizes: list[int] = []
+    iter_batches = pyarrow.parquet.ParquetFile.iter_batches
+
+    def recorded(self, batch_size=65536, **options):
+        sizes.append(batch_size)
+        return iter_batches(self, batch_size=batch_size, **options)
+
+    monkeypatch.setattr(pyarrow.parquet.ParquetFile, "iter_batches", recorded)
+    shard = open_corpus(tmp_path / "books.parquet").shards[0]
+    assert [text for text, _ in shard_documents(shard, ReadOptions(), SkippedRecords())] == documents
+    assert len(sizes) == 1 and 5 <= sizes[0] <= 10
