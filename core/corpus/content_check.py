@@ -49,8 +49,8 @@ def content_problem(head: bytes, kind: str, compression: str | None, name: str) 
 
     >>> content_problem(b"\\x1f\\x8b\\x08\\x00rest", "text", None, "web.txt")
     "holds gzip-compressed data, though its name does not end in .gz; rename it 'web.txt.gz'"
-    >>> content_problem(b'{"text": "hi"}\\n', "jsonl", "gz", "a.jsonl.gz")
-    "is not gzip data but starts like text (saved decompressed?); rename it 'a.jsonl', or download it again"
+    >>> print(content_problem(b'{"text": "hi"}\\n', "jsonl", "gz", "a.jsonl.gz"))
+    is not gzip data but text starting '{"text": "hi"}' (saved decompressed?); rename it 'a.jsonl', or download it again
     >>> content_problem(b"\\x1f\\x8b\\x08\\x00rest", "jsonl", "gz", "a.jsonl.gz") is None
     True
     """
@@ -69,9 +69,22 @@ def content_problem(head: bytes, kind: str, compression: str | None, name: str) 
     if compression is None and kind != "parquet" and head.startswith(b"PAR1") and _binary(head):
         return f"holds Parquet data, though its name does not end in .parquet; rename it {_quoted(_parquet_name(name))}"
     if compression is not None and found is None and head and not _binary(head):
-        return (f"is not {_NAMES[compression]} data but starts like text (saved decompressed?); "
+        return (f"is not {_NAMES[compression]} data but text starting {_start(head)} (saved decompressed?); "
                 f"rename it {_quoted(stem)}, or download it again")
+    if compression is None and kind == "parquet" and head and not head.startswith(b"PAR1") and not _binary(head):
+        # an error page or message saved under the shard's name: a gated dataset fetched without a token
+        return f"holds text starting {_start(head)}, not Parquet data (a page saved in its place?); download it again"
     return None
+
+
+def _start(head: bytes) -> str:
+    """The first words of a text head, quoted, for a message.
+
+    >>> _start(b'<!DOCTYPE html>\\n<html><head><title>Access denied</title>')
+    "'<!DOCTYPE html>'"
+    """
+    line = head.decode("utf-8", "replace").strip().split("\n", 1)[0].strip()
+    return repr(line if len(line) <= 40 else line[:39] + "…")
 
 
 def _binary(head: bytes) -> bool:

@@ -4,6 +4,7 @@ name to give it (or what to fetch), whatever the options; once named so, it trai
 from __future__ import annotations
 
 import io
+import json
 import struct
 import tarfile
 from pathlib import Path
@@ -67,8 +68,9 @@ def test_a_shard_saved_decompressed_under_its_compressed_name(tmp_path: Path, co
     """A download tool that undoes the server's compression leaves plain JSON lines under the .gz name."""
     path = tmp_path / f"web.jsonl{SUFFIX[compression]}"
     path.write_bytes(jsonl_bytes(DOCUMENTS))
-    assert refused(path).endswith(f"is not {NAME[compression]} data but starts like text (saved decompressed?); "
-                                  "rename it 'web.jsonl', or download it again")
+    first = json.dumps({"id": 0, "text": DOCUMENTS[0]})[:39] + "…"
+    assert refused(path).endswith(f"is not {NAME[compression]} data but text starting {first!r} (saved "
+                                  "decompressed?); rename it 'web.jsonl', or download it again")
     path.rename(tmp_path / "web.jsonl")
     trains_to_the_reference(tmp_path / "web.jsonl")
 
@@ -80,6 +82,15 @@ def test_parquet_under_a_json_lines_name(tmp_path: Path) -> None:
                                   "rename it 'train.parquet'")
     path.rename(tmp_path / "train.parquet")
     trains_to_the_reference(tmp_path / "train.parquet")
+
+
+def test_an_error_page_saved_as_a_parquet_shard(tmp_path: Path) -> None:
+    """A gated dataset fetched without a token: the server's message saved under the shard's name was 'not a
+    readable Parquet file (Parquet magic bytes not found in footer...); check the shard'."""
+    path = tmp_path / "train-00000-of-00001.parquet"
+    path.write_bytes(b"Access to dataset is restricted. You must have access to it and be authenticated.")
+    assert refused(path).endswith("holds text starting 'Access to dataset is restricted. You mu…', not Parquet data "
+                                  "(a page saved in its place?); download it again")
 
 
 @pytest.mark.parametrize("name", ["train-00000-of-00002.parquet", "shard.jsonl", "book.txt"])
