@@ -23,6 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: groups are renamed without waiting for one another
+    fcntl = None  # type: ignore[assignment]
+
 from core.input_files import shown_path
 from core.output_errors import OutputError, check_output_directory, describe_write_error
 from core.temporaries import remove_stale_temporaries, temp_prefix
@@ -218,6 +223,36 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
     return atomic_write_bytes(path, text.encode(encoding))
 
 
+@contextlib.contextmanager
+def _renaming_alone(directories: set[Path]) -> Iterator[None]:
+    """While one group's files are renamed into place, no other group's are in the same folders.
+
+    Two processes saving the same group at once (two exports to one ``-o``, a ``make -j`` running a rule
+    twice) interleaved their renames otherwise: one's array ended beside the other's sidecar, each file
+    complete and the pair wrong. An exclusive ``flock`` on each folder, taken in one order, makes the
+    later group wait the moment the earlier one's renames take, and then replace all of its files. The
+    lock goes with the descriptor, so a process killed meanwhile holds nothing; a file system without
+    locks renames as before.
+    """
+    descriptors: list[int] = []
+    try:
+        if fcntl is not None:
+            for directory in sorted({os.path.realpath(folder) for folder in directories}):
+                try:
+                    descriptor = os.open(directory, os.O_RDONLY)
+                except OSError:
+                    continue
+                descriptors.append(descriptor)
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX)
+                except OSError:
+                    pass
+        yield
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+
 class AtomicGroup:
     """Files that are saved together or not at all (see :func:`atomic_group`)."""
 
@@ -250,11 +285,12 @@ class AtomicGroup:
             except OSError as error:
                 raise OutputError(f"cannot write {shown_path(handle.target)}: {describe_write_error(error)}") from None
         try:
-            for target, temp, _ in self._files:
-                try:
-                    _commit(temp, target)
-                except OSError as error:
-                    raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
+            with _renaming_alone({target.parent for target, _, _ in self._files}):
+                for target, temp, _ in self._files:
+                    try:
+                        _commit(temp, target)
+                    except OSError as error:
+                        raise OutputError(f"cannot write {shown_path(target)}: {describe_write_error(error)}") from None
         except BaseException:
             # Told by the temporaries, not by counting: Ctrl-C can come just after a rename, before any count.
             if any(not os.path.lexists(temp) for _, temp, _ in self._files):
@@ -283,7 +319,9 @@ def atomic_group() -> Iterator[AtomicGroup]:
     error or Ctrl-C in the block, or while syncing, every temporary is removed and the targets are left as
     they were. The renames come one after another, in the order the files were opened; an error or Ctrl-C
     between two of them removes every target of the group (the new ones, and the old ones that the rest
-    would have replaced), so that no new file is left beside an old one it does not belong with.
+    would have replaced), so that no new file is left beside an old one it does not belong with. Another
+    process saving a group in the same folders waits for these renames, so two saves of the same files
+    at once leave one save's files, never some of each.
 
     Raises:
         OutputError: a file cannot be written (one line, names the file).

@@ -22,7 +22,7 @@ import os
 import re
 from pathlib import Path
 
-from core.atomic import atomic_directory, atomic_open
+from core.atomic import atomic_directory, atomic_group
 from core.errors import MissingHalfError, SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
 from core.formats.common import checked_model, looks_special, number_too_long, utf8
@@ -393,13 +393,12 @@ def write(model: BPEModel, path: Path) -> list[Path]:
 
 
 def _write_pair(vocab_path: Path, vocab_text: str, merges_path: Path, merges_text: str) -> None:
-    with atomic_open(vocab_path) as vocab_file, atomic_open(merges_path) as merges_file:
-        vocab_file.write(vocab_text.encode("utf-8"))
-        merges_file.write(merges_text.encode("utf-8"))
-        # Both on disk before either is renamed: a full disk must not leave a new merges.txt beside an old
-        # vocab.json (the inner block's rename comes first).
-        vocab_file.sync()  # type: ignore[attr-defined]
-        merges_file.sync()  # type: ignore[attr-defined]
+    # One group: both files on disk before either is renamed (a full disk must not leave a new merges.txt
+    # beside an old vocab.json), neither left if the renames are cut in two, and another save of the same
+    # pair waits for these renames rather than putting its vocab.json beside this merges.txt.
+    with atomic_group() as group:
+        group.open(vocab_path).write(vocab_text.encode("utf-8"))
+        group.open(merges_path).write(merges_text.encode("utf-8"))
 
 
 def _json_string(text: str) -> str:
