@@ -1,18 +1,20 @@
 """``bpe-tui encode``: encode a text file or stdin with any tokenizer file and print ids, tokens or a count.
 
-Input is streamed through ``Tokenizer.encode_iterable`` line by line, so a file of any size runs in
-bounded memory and gives exactly the ids of encoding the whole text at once. Newlines are kept as they
-are in the input (``\\r\\n`` stays two characters), because they are part of what gets encoded.
+Input is streamed through ``Tokenizer.encode_iterable`` a block at a time (not a line at a time: a file of
+one long line, minified text or documents joined without newlines, took some 20 bytes of memory a byte
+of it), so a file of any size runs in bounded memory and gives exactly the ids of encoding the whole
+text at once. Newlines are kept as they are in the input (``\\r\\n`` stays two characters), because
+they are part of what gets encoded.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import codecs
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO
 
 from bpe_tui.cli.arguments import path_text
 from bpe_tui.cli.outputs import Outputs
@@ -42,24 +44,51 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(mode="ids")
 
 
-def _open_input(name: str) -> tuple[TextIO, str]:
+BLOCK = 1 << 20
+"""Bytes read at a time (less from a pipe or a terminal, where what has arrived is encoded as it comes)."""
+
+
+def _open_input(name: str) -> tuple[BinaryIO, str]:
     if name == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=""), "stdin"
+        return sys.stdin.buffer, "stdin"
     # A FIFO or a device would block or never end; it can be piped into stdin instead.
     path = check_regular_file(name, CorpusError, fix="pipe it into stdin with - instead")
-    return open(path, encoding="utf-8", errors="strict", newline=""), shown_path(path)
+    return open(path, "rb"), shown_path(path)
 
 
-def _checked_lines(handle: TextIO, label: str) -> Iterator[str]:
-    line_number = 0
-    try:
-        for line_number, line in enumerate(handle, start=1):
-            yield line
-    except UnicodeDecodeError as error:
-        raise CorpusError(
-            f"{label}: invalid UTF-8 near line {line_number + 1} (byte 0x{error.object[error.start]:02x}); "
-            "encode needs UTF-8 text"
-        ) from None
+def text_blocks(handle: BinaryIO, label: str, block: int | None = None) -> Iterator[str]:
+    """The UTF-8 text of ``handle``, a block at a time; bytes that are not UTF-8 are a CorpusError saying where.
+
+    >>> import io
+    >>> list(text_blocks(io.BytesIO("a\\r\\nあ".encode()), "t.txt", block=4))
+    ['a\\r\\n', 'あ']
+    >>> list(text_blocks(io.BytesIO(b"ok\\ncaf\\xe9\\n"), "t.txt"))
+    Traceback (most recent call last):
+    core.errors.CorpusError: t.txt: invalid UTF-8 on line 2, at byte offset 6 (byte 0xe9); encode needs UTF-8 text
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    read = getattr(handle, "read1", handle.read)
+    block = block or BLOCK
+    line, offset = 1, 0
+    while True:
+        raw = read(block)
+        try:
+            text = decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError as error:
+            # error.object is the bytes the decoder held back from the block before (no newline among
+            # them: they begin a character), then this block.
+            bad = error.object[error.start]
+            where = line + error.object[: error.start].count(b"\n"), offset - len(error.object) + len(raw) + error.start
+            raise CorpusError(
+                f"{label}: invalid UTF-8 on line {where[0]:,}, at byte offset {where[1]:,} (byte 0x{bad:02x}); "
+                "encode needs UTF-8 text"
+            ) from None
+        if text:
+            yield text
+        if not raw:
+            return
+        line += raw.count(b"\n")
+        offset += len(raw)
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
@@ -71,7 +100,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     handle, label = _open_input(args.file)
     out = sys.stdout
     with handle:
-        ids = tokenizer.encode_iterable(_checked_lines(handle, label))
+        ids = tokenizer.encode_iterable(text_blocks(handle, label))
         if args.mode == "count":
             out.write(f"{sum(1 for _ in ids)}\n")
         elif args.mode == "tokens":
