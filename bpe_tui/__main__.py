@@ -80,8 +80,12 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> i
     try:
         if argv[:1] in (["--version"], ["-V"]):
             from bpe_tui import __version__
+            from bpe_tui.cli.arguments import stdout_failed, write_stdout
 
-            print(f"bpe-tui {__version__}")
+            try:
+                write_stdout(f"bpe-tui {__version__}\n")
+            except OSError as error:  # stdout full, closed or gone: one line, not a traceback
+                return stdout_failed(error, "bpe-tui")
             return 0
         from bpe_tui.cli import COMMANDS, execute, parse_command
 

@@ -14,6 +14,7 @@ from core.errors import CorpusError
 from core.formats.folders import folder_candidates
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS
 from bpe_tui import __version__
+from bpe_tui.cli.arguments import StdoutMessages, stdout_failed
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")
@@ -26,7 +27,7 @@ class UsageError(Exception):
     """Bad command-line arguments; the message is one line."""
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(StdoutMessages):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
@@ -159,6 +160,8 @@ def launch_app(argv: list[str]) -> int:
     except UsageError as error:
         print(f"bpe-tui: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # --help or --version with stdout full, closed or gone
+        return stdout_failed(error, "bpe-tui")
     from bpe_tui.app import BpeTuiApp
     from bpe_tui.session import Session, find_samples_dir
     from bpe_tui.termination import exit_on_termination, termination_line

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from bpe_tui import __version__
-from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError
+from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError, quiet_stdout, stdout_failed
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.output_errors import describe_write_error
@@ -83,6 +83,8 @@ def parse_command(argv: list[str]) -> Command | int:
         args = single.parser.parse_intermixed_args(argv[1:])
     except ParserExit as done:
         return done.status
+    except OSError as error:  # --help with stdout full, closed or gone (| head -1)
+        return stdout_failed(error, f"bpe-tui {argv[0]}" if argv[0] in COMMANDS else "bpe-tui")
     except UsageError as error:
         prog = f"bpe-tui {argv[0]}" if argv[0] in COMMANDS else "bpe-tui"
         say(f"{prog}: error: {error}")
@@ -112,7 +114,7 @@ def execute(command: Command) -> int:
         say(f"{prefix}: {line}")
         return code
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         return 0
     except OSError as error:
         # Out of descriptors, the file named is whichever was opened last (a library's, even): no clue.
@@ -208,14 +210,3 @@ def _tolerant_streams() -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
-
-
-def _quiet_stdout() -> None:
-    # The reader went away (``| head``): what is still buffered can never be written, and flushing it at
-    # exit would print "Exception ignored ... BrokenPipeError". Point stdout at /dev/null instead.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass

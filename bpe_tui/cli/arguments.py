@@ -11,6 +11,8 @@ worker count beyond what the machine can use.
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -32,6 +34,57 @@ class ParserExit(Exception):
         self.status = status
 
 
+CLOSED_STDOUT = "standard output is closed; redirect it to a file or to /dev/null"
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to stdout at once (``--help``, ``--version``): a closed or full stdout raises OSError.
+
+    argparse's own printing swallows write errors, so ``bpe-tui --help > /dev/full`` printed nothing and
+    exited 0, and with stdout closed (``>&-``) it put the help on stderr instead.
+    """
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, CLOSED_STDOUT)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def stdout_failed(error: OSError, prog: str) -> int:
+    """The exit status once ``--help`` or ``--version`` could not be written, after one line on stderr: 0
+    when the reader went away (``| head -1``), else 2."""
+    from core.output_errors import describe_write_error
+
+    if isinstance(error, BrokenPipeError):
+        quiet_stdout()
+        return 0
+    if sys.stderr is not None:
+        sys.stderr.write(f"{prog}: error: {describe_write_error(error)}\n")
+    return 2
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null: after the reader went away (``| head``), what is still buffered can
+    never be written, and flushing it at exit would print "Exception ignored ... BrokenPipeError"."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+class StdoutMessages(argparse.ArgumentParser):
+    """A parser whose help and version go to stdout or fail (OSError), never nowhere or to stderr."""
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        if not message:
+            return
+        if file is None or file is sys.stdout:  # argparse passes sys.stdout: None once it is closed
+            write_stdout(message)
+        else:
+            file.write(message)
+
+
 class OneCorpusFormatter(argparse.HelpFormatter):
     """Shows a command's CORPUS as one: it takes several paths only to say the shell expanded a glob that was
     not quoted (:func:`one_corpus`), and ``CORPUS [CORPUS ...]`` read as if several corpora were welcome."""
@@ -42,7 +95,7 @@ class OneCorpusFormatter(argparse.HelpFormatter):
         return super()._format_args(action, default_metavar)
 
 
-class CommandParser(argparse.ArgumentParser):
+class CommandParser(StdoutMessages):
     """An ArgumentParser that raises :class:`UsageError` (one line) instead of printing usage and exiting."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

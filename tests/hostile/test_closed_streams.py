@@ -86,3 +86,17 @@ def test_reading_a_closed_stdin_is_one_line(argv: list[str], files: dict[str, Pa
 def test_a_closed_stdin_does_not_matter_with_a_file(files: dict[str, Path], tmp_path: Path) -> None:
     result = _run_closed("<&-", "encode", files["tok"], files["ids"], "--count", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (0, "") and result.stdout.strip().isdigit()
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["encode", "--help"], ["--no-train", "--version"]])
+@pytest.mark.parametrize("redirect, problem", [(">&-", CLOSED), (">/dev/full", "no space left on the device; free some space or write elsewhere")],
+                         ids=["closed", "full"])
+def test_help_and_version_that_cannot_be_written_say_so(argv: list[str], redirect: str, problem: str,
+                                                        tmp_path: Path) -> None:
+    """--version on a full stdout was a traceback; --help printed nothing and exited 0 (argparse drops write
+    errors), or with stdout closed put the help on stderr, as did --version after another option."""
+    if redirect == ">/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    result = _run_closed(redirect, *argv, cwd=tmp_path)
+    prog = "bpe-tui encode" if argv[0] == "encode" else "bpe-tui"
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"{prog}: error: {problem}\n")
