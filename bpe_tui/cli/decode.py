@@ -94,10 +94,13 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
     bpe_tui.cli.decode.IdsInputError: ids.txt: 'two' at position 1 is not a token id; give whole numbers separated by spaces or commas
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    # read1 takes what has arrived: read() went on after an end of input until a whole block came, so ids
+    # typed at a terminal took a second Ctrl-D (the first ended only the read of what had been typed).
+    read = getattr(handle, "read1", handle.read)
     position = 0
     pending = ""
     while True:
-        raw = handle.read(TEXT_BLOCK)
+        raw = read(TEXT_BLOCK)
         try:
             text = pending + decoder.decode(raw, final=not raw)
         except UnicodeDecodeError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from tests.cli.cli_cases import TEXT, assert_one_line_error, run_cli, tokenizer_
 from tests.core.encode.tokenizer_cases import tiktoken_gpt2
 
 from bpe_tui.__main__ import main
+from bpe_tui.cli.decode import text_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 GPT2 = ROOT / "samples" / "gpt2" / "vocab.json"
@@ -215,3 +217,24 @@ def test_on_a_terminal_control_characters_are_escaped_and_raw_bytes_refused(
     assert code == 0 and b"\x1b" not in out and out.endswith(b"ok\n\tnext") and out.startswith(b"\\x1b")
     code, out, err = run_main(capsysbinary, tokenizer_file(tmp_path), source, "--bytes")
     assert code == 2 and out == b"" and "--bytes writes raw bytes, which a terminal cannot show" in err
+
+
+class _Terminal(io.RawIOBase):
+    """Stands for stdin at a terminal: what was typed, then the end of input that one Ctrl-D gives; a read
+    after that would wait for more typing."""
+
+    def __init__(self, typed: bytes) -> None:
+        self.reads = [typed, b""]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        assert self.reads, "read again after Ctrl-D: it would wait for a second one"
+        data = self.reads.pop(0)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def test_ids_typed_at_a_terminal_end_at_one_ctrl_d() -> None:
+    assert list(text_ids(io.BufferedReader(_Terminal(b"258 287\n")), "stdin")) == [258, 287]
