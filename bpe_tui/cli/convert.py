@@ -55,6 +55,7 @@ def output_files(path: Path, format_name: str) -> list[tuple[Path, bool]]:
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     model = load_tokenizer(Path(args.input), merges_path=args.merges)
     add_tokenizer_inputs(outputs, Path(args.input), args.merges)
+    outputs.check_not_stdout(args.output, "OUT")  # GPT-2's pair would go in a new folder named '-'
     for path, new_folder in output_files(Path(args.output), args.format):
         outputs.add(path, "OUT", new_folder=new_folder)
     dropped = []

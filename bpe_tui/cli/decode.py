@@ -76,7 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bytes", action="store_true",
                         help="write the exact bytes the ids stand for, not UTF-8 text (to a file or a pipe)")
     parser.add_argument("-o", "--output", metavar="PATH", type=path_text,
-                        help="write to PATH (atomically) instead of stdout")
+                        help="write to PATH (atomically) instead of stdout; - is stdout")
     add_force(parser)
 
 
@@ -217,6 +217,8 @@ def _write(blocks: Iterator[bytes], out: BinaryIO, *, raw: bool, terminal: bool)
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Decode as ``args`` say; with ``-o``, the file is checked first and written atomically."""
+    if args.output == "-":
+        args.output = None  # standard output, as without -o (it made a file named '-')
     model = load_tokenizer(Path(args.tokenizer), merges_path=args.merges)
     if args.output is not None:
         if args.file != "-":

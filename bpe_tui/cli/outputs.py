@@ -125,10 +125,12 @@ class Outputs:
         pair), so then that folder's parent is checked.
 
         Raises:
-            SettingsError: ``path`` is one of the inputs, or another output of this command.
+            SettingsError: ``path`` is one of the inputs, or another output of this command, or ``-``
+                (which would be a file named ``-``, not standard output).
             OutputError: ``path`` exists and ``--force`` was not given, is not a file, or cannot be
                 written (missing or read-only folder, a name too long, a path through a file).
         """
+        self.check_not_stdout(path, option)
         target = Path(path)
         label = f"{option} {shown_path(target)}" if option else shown_path(target)
         self._check_folder(target.parent, label, new_folder=new_folder)
@@ -145,6 +147,18 @@ class Outputs:
             self._check_existing(target, status, label)
         self.outputs.append(Output(target, option, _identity(target)))
         return target
+
+    def check_not_stdout(self, path: str | os.PathLike[str], option: str) -> None:
+        """Refuse ``-`` as an output: it was a file named ``-``, which a script that meant standard output
+        (as ``-o -`` means to many tools) never looked at.
+
+        >>> Outputs("train").check_not_stdout("-", "-o")
+        Traceback (most recent call last):
+        core.errors.SettingsError: -o -: train writes a file, not standard output; give a file name (./- names a file called -)
+        """
+        if os.fspath(path) == "-":
+            raise SettingsError(f"{option + ' ' if option else ''}-: {self.command} writes a file, not standard "
+                                "output; give a file name (./- names a file called -)")
 
     def _check_folder(self, folder: Path, label: str, *, new_folder: bool) -> None:
         try:

@@ -249,3 +249,26 @@ def test_force_is_documented_in_each_writing_command(command: str, capsys: pytes
     code, out, err = run_here(capsys, command, "--help")
     assert code == 0
     assert "--force" in out and "overwrite" in out and "never" in out
+
+
+@pytest.mark.parametrize("case", [*OVERWRITES, "convert --to gpt2"])
+def test_dash_is_not_taken_for_a_file_named_dash(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``-o -`` (standard output to many tools) wrote a file named '-' in the working folder, with --force too."""
+    files = _files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    argv = OVERWRITES.get(case, lambda f, out: ["convert", f["tok"], out, "--to", "gpt2"])(files, Path("-"))
+    before = digests(tmp_path)
+    code, out, err = run_here(capsys, *argv, "--force")
+    one_error_line(code, out, err, case.split()[0], "-: ", "writes a file, not standard output; give a file name")
+    assert digests(tmp_path) == before
+
+
+def test_decode_to_dash_is_standard_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    files = _files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    Path("ids.txt").write_text("104 105\n")
+    before = digests(tmp_path)
+    assert run_here(capsys, "decode", files["tok"], "ids.txt", "-o", "-") == (0, "hi", "")
+    assert digests(tmp_path) == before
