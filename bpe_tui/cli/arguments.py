@@ -149,6 +149,20 @@ def path_text(text: str) -> str:
     return _utf8_argument(text, utf8_name_problem(text))
 
 
+def input_path(text: str) -> str:
+    """A file a command reads that is never standard input: ``-`` is refused, as it would be read as a file
+    named ``-`` (missing, so "no such file; check the path", with nothing said about stdin).
+
+    >>> input_path("-")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: - is standard input only as the FILE of encode and decode; give a file name (./- names a file called -)
+    """
+    if text == "-":
+        raise argparse.ArgumentTypeError("- is standard input only as the FILE of encode and decode; give a file name "
+                                         "(./- names a file called -)")
+    return path_text(text)
+
+
 def special_token(text: str) -> str:
     """A ``--special-token``: valid UTF-8 text (it is stored, and matched, as text).
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_force, path_text
+from bpe_tui.cli.arguments import add_force, input_path, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import escape_token
@@ -28,11 +28,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "For gpt2, OUT is a folder (gets vocab.json + merges.txt) or the vocab .json path. Existing files "
         "are only replaced with --force, and the input never is.",
     )
-    parser.add_argument("input", metavar="IN", type=path_text,
+    parser.add_argument("input", metavar="IN", type=input_path,
                         help="tokenizer file of any supported format, or its folder")
     parser.add_argument("output", metavar="OUT", type=path_text, help="file (or folder, for gpt2) to write")
     parser.add_argument("--to", dest="format", required=True, choices=FORMATS, help="output format")
-    parser.add_argument("--merges", metavar="PATH", type=path_text, help="merges.txt for a GPT-2 vocab.json input")
+    parser.add_argument("--merges", metavar="PATH", type=input_path, help="merges.txt for a GPT-2 vocab.json input")
     add_force(parser)
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from bpe_tui.cli.arguments import add_force, path_text
+from bpe_tui.cli.arguments import add_force, input_path, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import escape_token
@@ -63,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "newlines or commas (as bpe-tui encode prints them); stdin takes text ids only. Bytes that are "
         "not UTF-8 become U+FFFD, as Tokenizer.decode does; --bytes writes the exact bytes.",
     )
-    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path,
                         help="tokenizer file of any supported format, or its folder")
     parser.add_argument("file", metavar="FILE", nargs="?", default="-", type=path_text,
                         help=".npy array, llm.c .bin or text ids (a regular file); - or omitted: text ids "
@@ -71,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dtype", choices=RAW_DTYPES,
                         help="FILE is raw ids of this type with no header, as nanoGPT's train.bin "
                         "(ids.tofile(), np.memmap) holds uint16")
-    parser.add_argument("--merges", metavar="PATH", type=path_text,
+    parser.add_argument("--merges", metavar="PATH", type=input_path,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     parser.add_argument("--bytes", action="store_true",
                         help="write the exact bytes the ids stand for, not UTF-8 text (to a file or a pipe)")

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, path_text, utf8_text, warn_unused_record_options
+from bpe_tui.cli.arguments import add_corpus_options, input_path, utf8_text, warn_unused_record_options
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.diff_report import report_lines
 from core.analysis.diff import corpus_word_counts, structural_diff
@@ -27,9 +27,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Compare two tokenizers of any formats by token bytes: the shared merge prefix, the first "
         "divergent merge and whether it was a tie, vocabulary overlap, ids that moved, and how a text encodes.",
     )
-    parser.add_argument("a", metavar="A", type=path_text, help="first tokenizer file (any format) or its folder")
-    parser.add_argument("b", metavar="B", type=path_text, help="second tokenizer file (any format) or its folder")
-    parser.add_argument("--corpus", metavar="FILE", type=path_text,
+    parser.add_argument("a", metavar="A", type=input_path, help="first tokenizer file (any format) or its folder")
+    parser.add_argument("b", metavar="B", type=input_path, help="second tokenizer file (any format) or its folder")
+    parser.add_argument("--corpus", metavar="FILE", type=input_path,
                         help="recount the pairs at the first divergence on this corpus, as A's training counted "
                         "them: a UTF-8 text file, or the shard, folder or quoted glob it was trained on (with its "
                         "--text-field)")

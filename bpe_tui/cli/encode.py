@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.arguments import input_path, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.errors import CorpusError
@@ -30,11 +30,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="encode text with a tokenizer file",
         description="Encode FILE (or stdin) with TOKENIZER (any supported format) and print the result.",
     )
-    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text, help="tokenizer file (bpe-tui JSON, tokenizer.json, "
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path, help="tokenizer file (bpe-tui JSON, tokenizer.json, "
                         "vocab.json, rank file) or a folder holding one")
     parser.add_argument("file", metavar="FILE", nargs="?", default="-", type=path_text,
                         help="UTF-8 text to encode (a regular file); - or omitted: stdin")
-    parser.add_argument("--merges", metavar="PATH", type=path_text, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("--merges", metavar="PATH", type=input_path, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--ids", dest="mode", action="store_const", const="ids",
                       help="print ids, space separated (default)")

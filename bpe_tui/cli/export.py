@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from bpe_tui.cli.arguments import (
-    add_corpus_options, add_force, left_out_line, one_corpus, path_text, warn_unused_record_options, worker_count,
+    add_corpus_options, add_force, input_path, left_out_line, one_corpus, path_text, warn_unused_record_options,
+    worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
@@ -56,9 +57,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "fingerprint and the corpus (bpe-tui verify checks them). An existing output file is only replaced "
         "with --force, and an input never is.",
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+    parser.add_argument("corpus", metavar="CORPUS", type=input_path, nargs="+",
                         help="UTF-8 text file, shard, folder of shards or quoted glob")
-    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path,
                         help="tokenizer file of any supported format, or its folder")
     parser.add_argument("-o", "--output", required=True, metavar="IDS.npy", type=path_text,
                         help="output .npy file (written atomically); with --per-shard a new folder")
@@ -67,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_corpus_options(parser)
     parser.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1, metavar="K",
                         help="processes encoding in parallel (default: number of CPUs; at most 4 per CPU)")
-    parser.add_argument("--merges", metavar="PATH", type=path_text,
+    parser.add_argument("--merges", metavar="PATH", type=input_path,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     parser.add_argument("--estimate", metavar="SIZE", type=_size,
                         help="also print how long a corpus of SIZE (825GB, 1.5TB, 300MiB) would take at the "

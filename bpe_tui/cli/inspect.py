@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import path_text
+from bpe_tui.cli.arguments import input_path
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import counted, escape_token
@@ -39,9 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="summarise a tokenizer file",
         description="Print format, size, special tokens, fingerprint, longest tokens and bytes/token on the samples.",
     )
-    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path,
                         help="tokenizer file of any supported format, or its folder")
-    parser.add_argument("--merges", metavar="PATH", type=path_text, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
+    parser.add_argument("--merges", metavar="PATH", type=input_path, help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     parser.add_argument("--longest", metavar="N", type=int, default=10,
                         help="how many longest tokens to list (default 10)")
     parser.add_argument("--no-samples", action="store_true", help="skip bytes/token on the bundled samples")

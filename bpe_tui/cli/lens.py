@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpe_tui.cli.arguments import path_text, utf8_text
+from bpe_tui.cli.arguments import input_path, utf8_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.lenses.registry import LENSES, lens_named
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
@@ -81,7 +81,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Show a lens on TOKENIZER (default: the bundled GPT-2). 'bpe-tui lens' lists the lenses.",
     )
     parser.add_argument("name", metavar="NAME", nargs="?", help="the lens (see --list)")
-    parser.add_argument("tokenizer", metavar="TOKENIZER", nargs="?", type=path_text,
+    parser.add_argument("tokenizer", metavar="TOKENIZER", nargs="?", type=input_path,
                         help="tokenizer file of any supported format, or its folder (default: samples/gpt2)")
     parser.add_argument("--list", action="store_true", help="list the lenses and exit")
     parser.add_argument("--json", action="store_true", help="print the result as JSON (fields per lens: see README)")
@@ -101,7 +101,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             group.add_argument(flag, dest=option.name, metavar="N", type=_int_value, default=None, help=text)
         else:
             group.add_argument(flag, dest=option.name, metavar="PATH" if option.kind == "path" else "TEXT",
-                               type=path_text if option.kind == "path" else utf8_text, default=None, help=text)
+                               type=input_path if option.kind == "path" else utf8_text, default=None, help=text)
 
 
 def listing() -> str:

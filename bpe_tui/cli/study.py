@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from bpe_tui.cli.arguments import (
-    add_corpus_options, one_corpus, path_text, special_token, warn_unused_record_options, worker_count,
+    add_corpus_options, input_path, one_corpus, special_token, warn_unused_record_options, worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train import skipped_line
@@ -60,11 +60,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "and how much of each text the first context window covers. The corpus is a text file or shards, as for "
         "train; its first 4 MiB (whole documents, joined by the first special token) are its evaluation text.",
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+    parser.add_argument("corpus", metavar="CORPUS", type=input_path, nargs="+",
                         help="UTF-8 text file, shard, folder of shards or quoted glob to train on")
     parser.add_argument("--sizes", metavar="V,V,...", type=_sizes, required=True,
                         help="vocabulary sizes, comma-separated (e.g. 300,500,1000,5000,10000)")
-    parser.add_argument("--eval", metavar="FILE", type=path_text, action="append", default=[],
+    parser.add_argument("--eval", metavar="FILE", type=input_path, action="append", default=[],
                         help="another evaluation text (repeatable); the corpus and the bundled samples always are")
     parser.add_argument("--d", metavar="D", type=int, default=768, help="embedding width for V*d (default 768)")
     parser.add_argument("--windows", metavar="N,N,...", type=_windows, default=DEFAULT_WINDOWS,

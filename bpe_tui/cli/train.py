@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from bpe_tui.cli.arguments import (
-    add_corpus_options, add_force, left_out_line, one_corpus, path_text, special_token, warn_unused_record_options,
-    worker_count,
+    add_corpus_options, add_force, input_path, left_out_line, one_corpus, path_text, special_token,
+    warn_unused_record_options, worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
@@ -56,7 +56,7 @@ def add_parser(subparsers: Any) -> None:
             "only replaced with --force, and the corpus never is."
         ),
     )
-    parser.add_argument("corpus", metavar="CORPUS", type=path_text, nargs="+",
+    parser.add_argument("corpus", metavar="CORPUS", type=input_path, nargs="+",
                         help="UTF-8 text file, shard, folder of shards or quoted glob to train on")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N",

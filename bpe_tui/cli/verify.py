@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bpe_tui.cli.arguments import add_corpus_options, path_text, warn_unused_record_options
+from bpe_tui.cli.arguments import add_corpus_options, input_path, warn_unused_record_options
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.export.npy_ids import IdsFileError
@@ -32,13 +32,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "tokenizer's first special token, as export joined them, and the shards' SHA-256). Exit status 0: they belong together; 1: they do not "
         "(or the sidecar is missing or edited); 2: the check could not run.",
     )
-    parser.add_argument("ids", metavar="IDS.npy", type=path_text, help="id array written by bpe-tui export")
-    parser.add_argument("tokenizer", metavar="TOKENIZER", type=path_text,
+    parser.add_argument("ids", metavar="IDS.npy", type=input_path, help="id array written by bpe-tui export")
+    parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path,
                         help="tokenizer file of any supported format, or its folder")
-    parser.add_argument("--corpus", metavar="CORPUS", type=path_text,
+    parser.add_argument("--corpus", metavar="CORPUS", type=input_path,
                         help="also check that decoding the ids gives CORPUS back byte for byte: a text file, or "
                         "the shard, folder or quoted glob that was exported (with its --text-field)")
-    parser.add_argument("--merges", metavar="PATH", type=path_text,
+    parser.add_argument("--merges", metavar="PATH", type=input_path,
                         help="merges.txt for a GPT-2 vocab.json (default: found beside it)")
     add_corpus_options(parser)
 

@@ -216,3 +216,25 @@ def test_a_text_argument_that_is_not_utf8_is_refused(
     argv = _filled(TEXT_ARGUMENTS[argument], files) + [f"a{UNDECODABLE}b"]
     code, out, err = run_here(capsys, *argv)
     one_error_line(code, out, err, argv[0], "'acaf\\xe9b' is not valid UTF-8 text (byte 0xe9)", "give the text as UTF-8")
+
+
+DASH_INPUTS: dict[str, list[str]] = {
+    **{name: argv for name, argv in PATH_ARGUMENTS.items()
+       if name.split()[1] in ("CORPUS", "TOKENIZER", "--merges", "IN")},
+    "verify IDS.npy": ["verify", "{bad}", "{tok}"],
+    "study CORPUS": ["study", "{bad}", "--sizes", "300"],
+    "study --eval": ["study", "{corpus}", "--sizes", "300", "--eval", "{bad}"],
+    "diff B": ["diff", "{tok}", "{bad}"],
+    "lens --corpus": ["lens", "pairs", "{tok}", "--corpus", "{bad}"],
+}
+
+
+@pytest.mark.parametrize("argument", list(DASH_INPUTS))
+def test_dash_for_an_input_that_is_never_stdin_says_so(
+    argument: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cat corpus.txt | bpe-tui train - ...`` said '-: no such file; check the path', nothing about stdin."""
+    argv = [part.format(bad="-", **{k: str(v) for k, v in files.items()}) for part in DASH_INPUTS[argument]]
+    code, out, err = run_here(capsys, *argv)
+    one_error_line(code, out, err, argv[0], "- is standard input only as the FILE of encode and decode",
+                   "./- names a file called -")
