@@ -20,6 +20,7 @@ import os
 import sys
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TextIO
 
 from bpe_tui import __version__
 from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError, quiet_stdout, stdout_failed
@@ -66,8 +67,11 @@ def say(line: str) -> None:
     """Print one line on stderr, escaped: no control character of a path or a file reaches the terminal."""
     if sys.stderr is None:  # started with stderr closed (2>&-): nowhere to say it; the status still tells
         return
-    sys.stderr.write(escape_token(line, glyphs=False) + "\n")
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(escape_token(line, glyphs=False) + "\n")
+        sys.stderr.flush()
+    except OSError:  # a stderr gone or full (2>/dev/full): the status still tells
+        pass
 
 
 def parse_command(argv: list[str]) -> Command | int:
@@ -97,6 +101,15 @@ def execute(command: Command) -> int:
     """Run a parsed command; bad input, OS errors and Ctrl-C become one line (see the module docstring)."""
     _stand_ins_for_closed_streams()
     _tolerant_streams()
+    stderr = sys.stderr
+    sys.stderr = _MessagesNeverFail(stderr)
+    try:
+        return _run(command)
+    finally:
+        sys.stderr = stderr
+
+
+def _run(command: Command) -> int:
     outputs = Outputs(command.name, force=getattr(command.args, "force", False))
     prefix = f"bpe-tui {command.name}"
     out_of_memory = False
@@ -135,6 +148,59 @@ def run_command(argv: list[str]) -> int:
     """Parse ``argv`` (which starts with a command name) and run it; return the exit status."""
     parsed = parse_command(argv)
     return parsed if isinstance(parsed, int) else execute(parsed)
+
+
+class _MessagesNeverFail(io.TextIOBase):
+    """Standard error for the length of a command: once a write to it fails, later lines go nowhere.
+
+    Progress, warnings and notes are for a person; a stderr that went away (``train ... 2>&1 | head -1``)
+    or filled up (``2>/dev/full``) raised out of the work instead, so that a run was lost at its next
+    progress line: train saved nothing and exited 0 (a broken pipe was taken for stdout's reader gone).
+    The command now does its work and its exit status tells how it went.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not self._failed:
+            try:
+                self._stream.write(text)
+            except OSError:
+                self._give_up()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._failed:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._give_up()
+
+    def isatty(self) -> bool:
+        return not self._failed and self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    def _give_up(self) -> None:
+        self._failed = True
+        # What is still buffered, and what anything else writes there, then goes to /dev/null: flushed at
+        # exit it would fail again ("Exception ignored ... BrokenPipeError").
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            pass
 
 
 class _ClosedStdout(io.TextIOBase):

@@ -100,3 +100,38 @@ def test_help_and_version_that_cannot_be_written_say_so(argv: list[str], redirec
     result = _run_closed(redirect, *argv, cwd=tmp_path)
     prog = "bpe-tui encode" if argv[0] == "encode" else "bpe-tui"
     assert (result.returncode, result.stdout, result.stderr) == (2, "", f"{prog}: error: {problem}\n")
+
+
+def _run_with_stderr_gone(*argv: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m bpe_tui ARGV`` with stderr a pipe whose reader has gone (``2>&1 | head -1``, once head exits)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "bpe_tui", *map(str, argv)], cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=write_end, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("stderr", ["gone", "full"])
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_a_stderr_gone_or_full_loses_the_messages_not_the_work(command: str, stderr: str, files: dict[str, Path],
+                                                                tmp_path: Path) -> None:
+    """train's first progress line raised BrokenPipeError, taken for stdout's reader gone: no tokenizer, and
+    status 0; on a full stderr train exited 1 with nothing saved, and export exited 1 with its ids saved."""
+    if stderr == "full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    out = tmp_path / ("t.json" if command == "train" else "ids.npy")
+    argv = (["train", ENGLISH, "--vocab-size", "300", "-o", out] if command == "train"
+            else ["export", ENGLISH, files["tok"], "-o", out])
+    result = _run_with_stderr_gone(*argv, cwd=tmp_path) if stderr == "gone" else _run_closed("2>/dev/full", *argv,
+                                                                                             cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert out.is_file()
+
+
+def test_a_bad_command_line_with_a_full_stderr_still_exits_2(tmp_path: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    result = _run_closed("2>/dev/full", "train", ENGLISH, "--vocab-size", "lots", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
