@@ -23,6 +23,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from core.errors import BPEError
 from core.signals import WAKE_SECONDS
 
 CAN_FORK = hasattr(os, "fork")
@@ -31,8 +32,26 @@ CAN_FORK = hasattr(os, "fork")
 _HEADER = struct.Struct("<Q")  # the length of the pickle that follows
 
 
-class WorkerDied(RuntimeError):
-    """A worker process ended without sending its result (killed by the system, for example)."""
+class WorkerDied(BPEError, RuntimeError):
+    """A worker process ended without sending its result (killed by the system, for example).
+
+    A BPEError, so that a command says it in one line: as a bare RuntimeError it was a traceback (``kill -9``
+    of a reading worker, or the out-of-memory killer, during ``bpe-tui train``).
+    """
+
+
+def _died(worker_pid: int) -> WorkerDied:
+    return WorkerDied(f"worker process {worker_pid} ended without sending its result (killed, or out of memory?); "
+                      "run with one worker to see why")
+
+
+def _send_job(worker: _Worker, message: Any) -> None:
+    """Send a job; a worker gone already is WorkerDied (its pipe broken), not a BrokenPipeError, which a
+    command would take for its reader gone (``| head``) and end with status 0 and nothing written."""
+    try:
+        _send(worker.jobs_fd, message)
+    except BrokenPipeError:
+        raise _died(worker.pid) from None
 
 
 def ignore_interrupts() -> None:
@@ -169,7 +188,7 @@ class WorkerPool:
             job = next(pending, None)
             if job is None:
                 break
-            _send(worker.jobs_fd, (function, job))
+            _send_job(worker, (function, job))
             busy[worker.results_fd] = worker
         return self._results(function, pending, busy)
 
@@ -184,13 +203,12 @@ class WorkerPool:
                 try:
                     ok, result = _receive(fd)
                 except EOFError:
-                    raise WorkerDied(f"worker process {worker.pid} ended without sending its result "
-                                     "(killed, or out of memory?); run with one worker to see why") from None
+                    raise _died(worker.pid) from None
                 if not ok:
                     raise result
                 job = next(pending, None)
                 if job is not None:
-                    _send(worker.jobs_fd, (function, job))
+                    _send_job(worker, (function, job))
                     busy[fd] = worker
                 yield result
 

@@ -110,3 +110,25 @@ def test_an_export_worker_out_of_memory_is_one_line(
     code, stdout, err = run_here(capsys, "export", corpus, tok, "-o", out / "ids.npy", "--workers", "2")
     error_after_progress(code, stdout, err, "export", "out of memory; try fewer --workers")
     assert everything(out) == []
+
+
+def _killed(*args: object) -> None:
+    os._exit(137)  # as the out-of-memory killer or kill -9 ends a reading worker
+
+
+def test_a_training_worker_killed_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was a WorkerDied traceback (a RuntimeError), status 1."""
+    from core.train.worker_pool import WorkerPool
+
+    map_unordered = WorkerPool.map_unordered
+    monkeypatch.setattr(WorkerPool, "map_unordered", lambda self, function, jobs: map_unordered(self, _killed, jobs))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low lower lowest newer newest widest\n" * 20_000)  # 740 KB: read by workers too
+    out = tmp_path / "out"
+    out.mkdir()
+    code, stdout, err = run_here(capsys, "train", corpus, "--vocab-size", "300", "--workers", "2",
+                                 "-o", out / "tok.json")
+    error_after_progress(code, stdout, err, "train", "ended without sending its result (killed, or out of memory?)")
+    assert everything(out) == []

@@ -106,3 +106,13 @@ def test_workers_leave_inherited_objects_out_of_gc_and_this_process_does_not() -
         assert gc.get_freeze_count() == before
         [frozen] = pool.map_unordered(gc.get_freeze_count, [()])
     assert frozen > before
+
+
+def test_a_worker_gone_before_its_job_is_sent_is_worker_died() -> None:
+    """Sending to it was a BrokenPipeError, which the CLI took for its stdout's reader gone: status 0, no file."""
+    with WorkerPool(1) as pool:
+        pid = pool._workers[0].pid
+        os.kill(pid, signal.SIGKILL)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead (its pipes closed), and left for the pool to reap
+        with pytest.raises(WorkerDied, match=f"worker process {pid} ended without sending its result"):
+            list(pool.map_unordered(pow, [(3, 2)]))
