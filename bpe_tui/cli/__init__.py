@@ -17,6 +17,7 @@ import errno
 import importlib
 import io
 import os
+import select
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -126,8 +127,12 @@ def _run(command: Command) -> int:
         code, line = outputs.interrupted(interrupt)
         say(f"{prefix}: {line}")
         return code
-    except BrokenPipeError:
-        quiet_stdout()
+    except BrokenPipeError as error:
+        if not _stdout_reader_gone():
+            # Another pipe broke (a helper process's): an error like any other, not the quiet end below.
+            say(f"{prefix}: error: {describe_write_error(error)}{outputs.after_error()}")
+            return 2
+        quiet_stdout()  # the reader went away (| head): what it did not want needs no error
         return 0
     except OSError as error:
         # Out of descriptors, the file named is whichever was opened last (a library's, even): no clue.
@@ -148,6 +153,20 @@ def run_command(argv: list[str]) -> int:
     """Parse ``argv`` (which starts with a command name) and run it; return the exit status."""
     parsed = parse_command(argv)
     return parsed if isinstance(parsed, int) else execute(parsed)
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe (or socket) whose reader has gone, as after ``| head -1``: poll reports an
+    error on its write end. A BrokenPipeError from anywhere else was taken for this, and the command ended
+    with status 0 and nothing written."""
+    if not hasattr(select, "poll"):
+        return True  # cannot tell here: as before, the reader is taken to have gone
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
 
 
 class _MessagesNeverFail(io.TextIOBase):

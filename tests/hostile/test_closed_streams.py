@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.hostile_cases import ENGLISH, one_error_line, small_tokenizer
+from tests.hostile.hostile_cases import ENGLISH, one_error_line, run_here, small_tokenizer
 
 CLOSED = "standard output is closed; redirect it to a file or to /dev/null"
 
@@ -135,3 +135,37 @@ def test_a_bad_command_line_with_a_full_stderr_still_exits_2(tmp_path: Path) -> 
         pytest.skip("no /dev/full here")
     result = _run_closed("2>/dev/full", "train", ENGLISH, "--vocab-size", "lots", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
+
+
+def _run_with_stdout_gone(*argv: str | os.PathLike[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m bpe_tui ARGV | head -c 0``: stdout a pipe whose reader has gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "bpe_tui", *map(str, argv)], cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_reader_gone_from_stdout_ends_the_command_quietly(command: str, files: dict[str, Path],
+                                                            tmp_path: Path) -> None:
+    result = _run_with_stdout_gone(*COMMANDS[command](files), cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_another_broken_pipe_is_an_error_not_a_quiet_end(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A BrokenPipeError from anything but stdout (a helper process's pipe) ended the command with status 0,
+    nothing written and nothing said, as if stdout's reader had gone."""
+    import errno
+
+    import bpe_tui.cli.encode
+
+    def pipe_broke(*args: object, **kwargs: object) -> None:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(bpe_tui.cli.encode, "load_tokenizer", pipe_broke)
+    code, out, err = run_here(capsys, "encode", files["tok"], files["text"])
+    one_error_line(code, out, err, "encode", "Broken pipe")
