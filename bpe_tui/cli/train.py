@@ -3,8 +3,9 @@
 The command is a loop over :meth:`core.train.run.TrainingRun.events`, the same events the app shows. Each event
 goes to a reporter (:mod:`bpe_tui.cli.train_display`: a live ``rich`` display when stderr is a terminal,
 plain lines otherwise) and, with ``--events``, to a JSON-lines file (:mod:`bpe_tui.cli.train_events`).
-Nothing is written until training has finished: the tokenizer and the events file each appear by an
-atomic rename, so an error or Ctrl-C leaves no partial file. Both outputs are checked before training
+Nothing is written until training has finished: the tokenizer and the events file appear by atomic
+renames, as one group (both or neither, and not interleaved with another run's), so an error or Ctrl-C
+leaves no partial file. Both outputs are checked before training
 (:mod:`bpe_tui.cli.outputs`: never the corpus, an existing file only with ``--force``), and once saving
 begins Ctrl-C waits for both renames.
 """
@@ -27,15 +28,16 @@ from bpe_tui.cli.arguments import (
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.train_display import Clock, LiveReporter, PlainReporter, Reporter, TrainingStats, summary_line
-from bpe_tui.cli.train_events import events_file, finish_events, write_event
+from bpe_tui.cli.train_events import open_events, write_event
 from bpe_tui.text import counted, unlisted_markers_line
 from bpe_tui.training_spec import TrainingSpec, training_run
 from core.analysis.corpus_stats import escape_controls
+from core.atomic import atomic_group
 from core.analysis.markers import count_markers
 from core.errors import SettingsError
 from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.events import TrainingFinished
-from core.formats import save_tokenizer
+from core.formats.native import to_text
 from core.train.memory import RSSProbe
 from core.train.run import TrainingRun
 
@@ -192,16 +194,16 @@ def train_command(
     )
     with outputs.saving():
         with _interrupt_main_process_only(), reporter:
-            with events_file(events, training) as sink:
+            # The events file and the tokenizer are one group (core.atomic.atomic_group): both on disk before
+            # either is renamed (a full disk is met before anything is in place), neither left if the renames
+            # are cut in two, and a run saving the same files at that moment waits for these renames rather
+            # than leaving its events beside this tokenizer.
+            with atomic_group() as group:
+                sink = open_events(group, events, training)
                 finished = drive(training, reporter, sink)
-                # Saving starts: Ctrl-C now waits (outputs.hold), so both files are renamed or neither is.
-                # The events go to disk first, so a full disk is met before the tokenizer is in place; the
-                # tokenizer is saved inside the events file's block, so if that fails the events file is
-                # dropped too.
-                outputs.hold()
-                if sink is not None:
-                    finish_events(sink)
-                written = save_tokenizer(finished.model, output, format="bpe-tui")
+                outputs.hold()  # saving starts: Ctrl-C now waits, so both files are renamed or neither is
+                group.open(output).write(to_text(finished.model).encode("utf-8"))
+            written = [output]
         if training.skipped.count:
             reporter.finish(skipped_line(training))
         for note in (no_text_line(training, stats.unique_pretokens), left_out_line(training.corpus, "train")):

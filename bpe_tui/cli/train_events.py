@@ -1,39 +1,36 @@
 """The events file of ``bpe-tui train --events``: every training event as one JSON object a line.
 
 The first line says what the file is and how the run was set up; then one line per event. The file is
-written to a temporary name and renamed into place only when its ``with`` block ends without error, so a
-failed or interrupted run leaves no partial file.
+written to a temporary name in the tokenizer's atomic group and renamed into place with it once training
+has finished, so a failed or interrupted run leaves no partial file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.formats.byte_alphabet import encode_bytes
 from core.train.events import EVENTS_FORMAT, MergeMade, PhaseProgress, ShardsRead, TrainingEvent
-from core.atomic import atomic_open
+from core.atomic import AtomicGroup
 from core.train.run import TrainingRun
 
 EVENTS_VERSION = 1
 
 
-@contextlib.contextmanager
-def events_file(path: Path | None, training: TrainingRun) -> Iterator[BinaryIO | None]:
-    """Open the events file at ``path`` atomically and write its start line; ``None`` when there is no path.
+def open_events(group: AtomicGroup, path: Path | None, training: TrainingRun) -> BinaryIO | None:
+    """Open the events file at ``path`` in ``group`` (saved with the tokenizer: both or neither) and write its
+    start line; ``None`` when there is no path.
 
     Raises:
-        OutputError: the file cannot be written (also when the block ends, at the rename).
+        OutputError: the file cannot be written (also when the group is saved, at the rename).
     """
     if path is None:
-        yield None
-        return
-    with atomic_open(path) as sink:
-        sink.write(_json_line(start_record(training)))
-        yield sink
+        return None
+    sink = group.open(path)
+    sink.write(_json_line(start_record(training)))
+    return sink
 
 
 def write_event(sink: BinaryIO, event: TrainingEvent) -> None:
@@ -43,15 +40,6 @@ def write_event(sink: BinaryIO, event: TrainingEvent) -> None:
         OutputError: the disk is full (the file is then dropped when its block ends).
     """
     sink.write(_json_line(event_record(event)))
-
-
-def finish_events(sink: BinaryIO) -> None:
-    """Put everything written so far on disk, so that a full disk shows here rather than at the rename.
-
-    Raises:
-        OutputError: it cannot be written.
-    """
-    sink.sync()  # type: ignore[attr-defined]  # atomic_open's file
 
 
 def start_record(training: TrainingRun) -> dict[str, Any]:

@@ -272,3 +272,43 @@ def test_decode_to_dash_is_standard_output(tmp_path: Path, monkeypatch: pytest.M
     before = digests(tmp_path)
     assert run_here(capsys, "decode", files["tok"], "ids.txt", "-o", "-") == (0, "hi", "")
     assert digests(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", ["train -o --events", "export -o", "convert --to gpt2"])
+def test_outputs_saved_together_are_renamed_under_the_folders_lock(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files that belong together are renamed while their folder is locked against another save of a group
+    there (core.atomic), so that two runs writing the same outputs at once leave one run's files: train's
+    tokenizer and events file were two saves of their own, so one run's events could end beside the
+    other's tokenizer."""
+    import fcntl
+
+    from core import atomic
+
+    files = _files(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = {
+        "train -o --events": ["train", files["corpus"], "--vocab-size", "260", "-o", out / "t.json",
+                              "--events", out / "t.jsonl"],
+        "export -o": ["export", files["corpus"], files["tok"], "-o", out / "ids.npy"],
+        "convert --to gpt2": ["convert", files["tok"], out, "--to", "gpt2", "--force"],
+    }[case]
+    commit, locked = atomic._commit, []
+
+    def renamed_while_locked(temp: Path, target: Path) -> None:
+        descriptor = os.open(target.parent, os.O_RDONLY)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locked.append(False)
+        except BlockingIOError:
+            locked.append(True)
+        finally:
+            os.close(descriptor)
+        commit(temp, target)
+
+    monkeypatch.setattr(atomic, "_commit", renamed_while_locked)
+    code, _, err = run_here(capsys, *argv)
+    assert code == 0, err
+    assert locked == [True, True]
