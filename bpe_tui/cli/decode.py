@@ -45,6 +45,10 @@ LONGEST_ID = 100
 more than 4,300 digits) and for a run without separators not to be gathered block after block."""
 
 
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a zip archive starts, such as the ``.npz`` numpy.savez writes: it was 'not text ids', with a hint to
+read it as raw ids (--dtype uint16), which decoded the archive's bytes as ids."""
+
 RAW_HINT = ", or for raw ids (nanoGPT's train.bin) their type: --dtype uint16"
 """Said when what should be text ids looks binary."""
 
@@ -146,7 +150,12 @@ def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[int], str, 
     path = check_regular_file(name, IdsInputError, fix=fix)
     label = shown_path(path)
     handle = open(path, "rb")
-    kind = id_file_kind(handle.read(len(MAGIC)))
+    start = handle.read(len(MAGIC))
+    if start.startswith(ZIP_MAGIC):
+        handle.close()
+        raise IdsInputError(f"{label} is a zip archive, as numpy.savez writes (.npz), not an id array; save the ids "
+                            "with numpy.save (.npy), or take the array out of the archive first")
+    kind = id_file_kind(start)
     if dtype is not None:
         handle.close()
         if kind is not None:

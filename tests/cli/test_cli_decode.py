@@ -238,3 +238,13 @@ class _Terminal(io.RawIOBase):
 
 def test_ids_typed_at_a_terminal_end_at_one_ctrl_d() -> None:
     assert list(text_ids(io.BufferedReader(_Terminal(b"258 287\n")), "stdin")) == [258, 287]
+
+
+@pytest.mark.parametrize("dtype", [[], ["--dtype", "uint16"]], ids=["told by content", "--dtype"])
+def test_an_npz_archive_is_named_as_one(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+                                        dtype: list[str]) -> None:
+    """It was 'not text ids' with a hint to give --dtype uint16, which decoded the archive's bytes as ids."""
+    archive = tmp_path / "ids.npz"
+    np.savez(archive, ids=np.array([104, 105], dtype=np.uint16))
+    code, out, err = run_main(capsysbinary, tokenizer_file(tmp_path), archive, *dtype)
+    assert_one_line_error((code, out.decode(), err), "ids.npz is a zip archive", "numpy.save (.npy)")
