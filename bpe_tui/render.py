@@ -21,7 +21,10 @@ from typing import Protocol
 from rich.cells import get_character_cell_size
 from textual.content import Content, Span
 
+from bpe_tui.terminal_cells import measure_as_terminals
 from bpe_tui.text import GLYPHS, escape_char, hex_bytes, is_split, subscript, token_pieces
+
+measure_as_terminals()  # a Devanagari vowel sign takes a cell, as terminals draw it, before anything is measured
 
 # Terminals over ssh, in tmux without COLORTERM, or with TERM=xterm-256color get these colours downgraded
 # (Rich's ``Color.downgrade``, which Textual uses) to the 256-colour cube or to the 16 ANSI colours. Dark,

@@ -17,6 +17,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from bpe_tui.terminal_cells import measure_as_terminals
+
+measure_as_terminals()  # rows are cut and padded by terminal cells (see bpe_tui.terminal_cells)
+
 GAP = " "
 """Between two cells."""
 

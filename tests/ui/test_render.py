@@ -85,7 +85,7 @@ def test_japanese_is_double_width() -> None:
     assert content.cell_length == 6
 
 
-@pytest.mark.parametrize("mark", ["\u0e31", "\u094d", "\u093f", "\u0301", "\u1161", "\ufe0f", "\u0301\u0301"])
+@pytest.mark.parametrize("mark", ["\u0e31", "\u094d", "\u0301", "\u1161", "\ufe0f", "\u0301\u0301"])
 def test_a_token_starting_with_a_zero_width_mark_takes_a_cell(mark: str) -> None:
     # "สวัสดี" as GPT-2-like tokens: the lone mark took no cell, so the terminal drew it on the token before
     # and the cursor on it showed nowhere. It sits on a dotted circle, as in code charts.
@@ -96,6 +96,13 @@ def test_a_token_starting_with_a_zero_width_mark_takes_a_cell(mark: str) -> None
     assert layout.content[layout.offsets[2] :].plain == "สด" + mark  # a mark inside a token stays on its letter
     cursor = layout.with_cursor(1).spans[-1]
     assert layout.content.plain[cursor.start : cursor.end] == "◌" + mark
+
+
+def test_a_token_starting_with_a_spacing_vowel_sign_has_its_own_cell() -> None:
+    # Devanagari ि is a spacing mark: a terminal gives it a cell of its own, so it needs no dotted circle.
+    layout = layout_tokens([T(1, "ह".encode()), T(2, "\u093f".encode())])
+    middle = layout.content[layout.offsets[1] :]
+    assert middle.plain == "\u093f" and middle.cell_length == 1
 
 
 def test_markup_is_never_parsed() -> None:

@@ -1,0 +1,70 @@
+"""Text a terminal lays out differently from plain Latin, seen in the real app at fixed sizes: every line the
+app draws must take exactly the cells it was given, counted as a terminal counts them.
+
+``bpe_tui.text.cell_width`` is that count (glibc's ``wcwidth``, as xterm, VTE and tmux use): a kanji takes
+two cells, a nonspacing mark none, a spacing mark such as the Devanagari vowel sign ``ि`` one.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from textual import events
+from textual.widgets import Input
+
+from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.session import LoadedTokenizer
+from bpe_tui.text import cell_width
+from bpe_tui.widgets.token_view import TokenView
+from bpe_tui.widgets.vocab_table import VocabTable
+from tests.ui.app_harness import make_app, settle
+from tests.ui.test_workbench import gpt2
+from tests.ui.views_harness import ViewsApp, session_with
+from core.train.run import TrainingRun
+
+HINDI = "हिन्दी भारत की राजभाषा है। यह देवनागरी लिपि में लिखी जाती है। हिन्दी विश्व की प्रमुख भाषाओं में से एक है। "
+"""Devanagari, with spacing vowel signs (ि ा ी ो) that each take a cell on a terminal."""
+
+
+def hindi_tokenizer() -> LoadedTokenizer:
+    """A small tokenizer trained on :data:`HINDI`: many of its tokens hold vowel signs."""
+    run = TrainingRun.from_text(HINDI * 4, 400, [], workers=1)
+    for _ in run.events():
+        pass
+    return LoadedTokenizer.from_model(run.result(), name="hindi-400")
+
+
+async def test_hindi_in_the_workbench_fills_each_line_and_never_runs_under_the_border() -> None:
+    # Rich counted a spacing mark as no cell, so each folded line was several cells wider on the terminal
+    # than the view: its end was drawn under the box's border and hidden.
+    app = make_app(session=session_with(gpt2()), start_mode="boundaries")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        app.post_message(events.Paste(HINDI * 3))
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        view = app.screen.query_one("#boundaries-tokens", TokenView)
+        width = view.scrollable_content_region.width
+        lines = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+        drawn = [line for line in lines if line.strip()]
+        assert len(drawn) >= 3
+        assert [cell_width(line) for line in lines] == [width] * len(lines)
+
+
+async def test_vocabulary_rows_with_vowel_signs_keep_their_columns() -> None:
+    # Each vowel sign in a token pushed the rest of its row (length, rank, count, parents) a cell right.
+    app = ViewsApp(InspectorScreen, session_with(hindi_tokenizer()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        app.screen.query_one(Input).value = "e0 a4"  # tokens of Devanagari bytes: its vowel signs first
+        await pilot.pause(0.3)
+        await settle(pilot)
+        table = app.screen.query_one(VocabTable)
+        header = table.render_line(0).text
+        rows = [table.render_line(y).text for y in range(1, table.scrollable_content_region.height)]
+        marked = [row for row in rows if any(unicodedata.category(ch) == "Mc" for ch in row)]
+        assert len(marked) == 2  # ा and ि (ी is e0 a5 80): GPT-2's pattern cuts words before vowel signs
+        assert {cell_width(row) for row in marked} == {cell_width(header)}
