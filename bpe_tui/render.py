@@ -22,7 +22,7 @@ from rich.cells import get_character_cell_size
 from textual.content import Content, Span
 
 from bpe_tui.terminal_cells import measure_as_terminals
-from bpe_tui.text import GLYPHS, escape_char, hex_bytes, is_split, subscript, token_pieces
+from bpe_tui.text import GLYPHS, PRESENTATION_SELECTORS, escape_char, hex_bytes, is_split, subscript, token_pieces
 
 measure_as_terminals()  # a Devanagari vowel sign takes a cell, as terminals draw it, before anything is measured
 
@@ -112,7 +112,7 @@ def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
         if isinstance(value, bytes):
             parts.append((hex_bytes(value), ""))
             continue
-        if get_character_cell_size(value[0]) == 0 and value[0] not in GLYPHS and escape_char(value[0]) is None:
+        if get_character_cell_size(value[0]) == 0 and value[0] not in GLYPHS and _escaped(value[0]) is None:
             parts.append((BASE_GLYPH, GLYPH_STYLE))
         for ch in value:
             glyph = GLYPHS.get(ch)
@@ -121,9 +121,21 @@ def body_parts(token: bytes) -> tuple[tuple[str, str], ...]:
                 if ch == "\n":
                     parts.append(("\n", ""))
                 continue
-            escaped = escape_char(ch)
+            escaped = _escaped(ch)
             parts.append((escaped, ESCAPE_STYLE) if escaped is not None else (ch, ""))
     return tuple(parts)
+
+
+def _escaped(ch: str) -> str | None:
+    """How ``ch`` is written out in a token row, ``None`` if it is drawn as itself: as :func:`escape_char`
+    says, and a presentation selector as its code point (no two terminals agree on the width of ``❤️``).
+
+    >>> _escaped("\\ufe0f"), _escaped("\\x1b"), _escaped("a")
+    ('\\\\ufe0f', '\\\\x1b', None)
+    """
+    if ch in PRESENTATION_SELECTORS:
+        return f"\\u{ord(ch):04x}"
+    return escape_char(ch)
 
 
 def token_body(token: bytes) -> Content:

@@ -32,6 +32,11 @@ _QUOTED = {"\\": "\\\\", '"': '\\"'}
 # Control, format (zero-width, bidi overrides), private, surrogate and unassigned code points, and the
 # line and paragraph separators: none of them shows as itself on a terminal line.
 _UNSHOWABLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+PRESENTATION_SELECTORS = frozenset("\ufe0e\ufe0f")
+"""The text and emoji presentation selectors: invisible, yet they change how wide a terminal draws the
+character before them, and terminals disagree (❤️ takes one cell in xterm, VTE and tmux, two in kitty,
+WezTerm and iTerm2, and two in Rich's count): drawn for people as their code point, a row holding one
+takes the same cells everywhere."""
 _OTHER_SPACES = frozenset(ch for ch in map(chr, range(0x80, 0x3001)) if unicodedata.category(ch) == "Zs")
 """Space separators other than the space (no-break, en, em, thin, ideographic...): drawn for people as
 their code point, since a blank would pass for a space (U+3000 fills Japanese text)."""
@@ -143,8 +148,8 @@ def _shown_units(token: bytes | str, glyphs: bool, quote: bool) -> list[str]:
                 units.append(_QUOTED[ch])
             elif glyphs and ch in GLYPHS:
                 units.append(GLYPHS[ch])
-            elif glyphs and ch in _OTHER_SPACES:
-                units.append(f"\\u{ord(ch):04x}")  # blank like a space, but another token: say which
+            elif glyphs and (ch in _OTHER_SPACES or ch in PRESENTATION_SELECTORS):
+                units.append(f"\\u{ord(ch):04x}")  # blank like a space, or of no agreed width: say which
             else:
                 units.append(escape_char(ch) or ch)
     return units
@@ -165,9 +170,9 @@ def escape_token(
 
     Args:
         token: the token's bytes, or a string (a special token, a pattern, a character of a text).
-        glyphs: draw a space, newline and tab as ``·``, ``↵`` and ``→``, and other spaces as their code
-            point (``\\u3000``), for people; otherwise a space is itself, a newline and tab are ``\\n`` and
-            ``\\t``, and other spaces are themselves.
+        glyphs: draw a space, newline and tab as ``·``, ``↵`` and ``→``, and other spaces and the
+            presentation selectors as their code point (``\\u3000``, ``❤\\ufe0f``), for people; otherwise a
+            space is itself, a newline and tab are ``\\n`` and ``\\t``, and the others are themselves.
         quote: put the result in double quotes, escaping ``"`` and ``\\`` inside, so that where a token
             starts and ends is never in doubt (for output that scripts read).
         limit: cut what is shown (quotes aside) to at most this many characters, ending in ``…``; an

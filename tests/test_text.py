@@ -140,3 +140,13 @@ def test_spaces_other_than_the_space_are_written_out_for_people() -> None:
     assert escape_token("a\u00a0b\u2009c") == "a\\u00a0b\\u2009c"
     assert escape_token(" x") == "·x"
     assert escape_token("\u3000\u00a0", glyphs=False) == "\u3000\u00a0"
+
+
+def test_presentation_selectors_are_written_out_for_people() -> None:
+    """U+FE0F after ❤ made it one cell in xterm, VTE and tmux, two in kitty and Rich's count: a table row
+    holding one lined up in neither. Drawn for people it is its code point; scripts get it as it is."""
+    from bpe_tui.text import escape_token
+
+    assert escape_token("❤️".encode()) == "❤\\ufe0f"
+    assert escape_token(" ☺\ufe0e") == "·☺\\ufe0e"
+    assert escape_token("❤️".encode(), glyphs=False, quote=True) == '"❤️"'

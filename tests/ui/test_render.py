@@ -23,6 +23,7 @@ from bpe_tui.render import (
     token_styles,
     tokens_content,
 )
+from bpe_tui.text import cell_width
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def test_japanese_is_double_width() -> None:
     assert content.cell_length == 6
 
 
-@pytest.mark.parametrize("mark", ["\u0e31", "\u094d", "\u0301", "\u1161", "\ufe0f", "\u0301\u0301"])
+@pytest.mark.parametrize("mark", ["\u0e31", "\u094d", "\u0301", "\u1161", "\u0301\u0301"])
 def test_a_token_starting_with_a_zero_width_mark_takes_a_cell(mark: str) -> None:
     # "สวัสดี" as GPT-2-like tokens: the lone mark took no cell, so the terminal drew it on the token before
     # and the cursor on it showed nowhere. It sits on a dotted circle, as in code charts.
@@ -103,6 +104,13 @@ def test_a_token_starting_with_a_spacing_vowel_sign_has_its_own_cell() -> None:
     layout = layout_tokens([T(1, "ह".encode()), T(2, "\u093f".encode())])
     middle = layout.content[layout.offsets[1] :]
     assert middle.plain == "\u093f" and middle.cell_length == 1
+
+
+def test_an_emoji_presentation_selector_is_written_out() -> None:
+    # ❤️ took one cell in tmux and two in Rich's count, so a folded line holding it lost its last cells.
+    layout = layout_tokens([T(1, "❤️".encode()), T(2, "\ufe0f".encode())])
+    assert layout.content.plain == "❤\\ufe0f\\ufe0f"
+    assert layout.content.cell_length == cell_width(layout.content.plain) == 13
 
 
 def test_markup_is_never_parsed() -> None:
