@@ -1,4 +1,4 @@
-"""Rich measures spacing combining marks as terminals draw them: one cell each, not none.
+"""Rich measures spacing combining marks and emoji skin tones as terminals draw them, not as no cell.
 
 A spacing mark (Unicode category Mc: the vowel signs of Devanagari ``ि ा ी``, Bengali, Tamil, Telugu,
 Kannada, Malayalam, Sinhala, Myanmar, Khmer...) advances the cursor by a cell in glibc's ``wcwidth``,
@@ -9,8 +9,13 @@ line was hidden under the box's border, table columns after a Hindi token stood 
 vowel sign, and the inspector's merge tree box was pushed out of line. ``bpe_tui.text.cell_width``, by
 which the CLI pads its columns, already counts a spacing mark as a cell.
 
-:func:`measure_as_terminals` gives those code points their cell (two for the few wide ones) in the table
-Rich reads, once per process, before anything is drawn; every other width stays Rich's. A Rich that reads
+A skin tone (U+1F3FB to U+1F3FF, as in 👍🏽) is the same story: Rich counts it as part of the emoji before
+it, wcwidth (and so tmux) as a wide character of its own, two cells more. Terminals that join the two
+(kitty, WezTerm, iTerm2) draw a line with one two cells shorter than counted, which leaves a gap at its end;
+the other way round its end was lost, so the app counts as wcwidth does.
+
+:func:`measure_as_terminals` gives those code points their cells in the table Rich reads, once per
+process, before anything is drawn; every other width stays Rich's. A Rich that reads
 its widths another way (no ``rich.cells.load_cell_table``) is left as it is.
 """
 
@@ -29,11 +34,16 @@ Ranges = Sequence[tuple[int, int, int]]
 """Rich's width table: sorted, disjoint ``(first, last, cells)`` code point ranges; others take one cell."""
 
 
-@cache
-def spacing_marks() -> tuple[tuple[int, int, int], ...]:
-    """Every spacing mark as ``(first, last, cells)`` ranges, two cells for an East Asian wide one.
+SKIN_TONES = (0x1F3FB, 0x1F3FF, 2)
+"""The emoji modifiers Fitzpatrick 1-2 to 6, wide characters of their own to wcwidth."""
 
-    >>> (0x093E, 0x0940, 1) in spacing_marks()  # Devanagari ा ि ी
+
+@cache
+def terminal_widths() -> tuple[tuple[int, int, int], ...]:
+    """Every spacing mark as ``(first, last, cells)`` ranges (two cells for an East Asian wide one), and
+    the skin tones.
+
+    >>> (0x093E, 0x0940, 1) in terminal_widths()  # Devanagari ा ि ी
     True
     """
     ranges: list[tuple[int, int, int]] = []
@@ -46,7 +56,7 @@ def spacing_marks() -> tuple[tuple[int, int, int], ...]:
             ranges[-1] = (ranges[-1][0], code, cells)
         else:
             ranges.append((code, code, cells))
-    return tuple(ranges)
+    return tuple(sorted([*ranges, SKIN_TONES]))
 
 
 def overlay(base: Ranges, extra: Ranges) -> list[tuple[int, int, int]]:
@@ -76,16 +86,17 @@ _original_load = getattr(rich.cells, "load_cell_table", None)
 
 
 @cache
-def _load_with_marks(unicode_version: str = "auto") -> rich.cells.CellTable:
+def _load_as_terminals(unicode_version: str = "auto") -> rich.cells.CellTable:
     assert _original_load is not None
     table = _original_load(unicode_version)
-    return table._replace(widths=overlay(table.widths, spacing_marks()))
+    return table._replace(widths=overlay(table.widths, terminal_widths()))
 
 
 def measure_as_terminals() -> None:
-    """Make Rich (and so Textual) count a spacing mark as one cell from now on. Idempotent."""
-    if _original_load is None or rich.cells.load_cell_table is _load_with_marks:
+    """Make Rich (and so Textual) count a spacing mark as one cell and a skin tone as two from now on.
+    Idempotent."""
+    if _original_load is None or rich.cells.load_cell_table is _load_as_terminals:
         return
-    rich.cells.load_cell_table = _load_with_marks
+    rich.cells.load_cell_table = _load_as_terminals
     rich.cells.get_character_cell_size.cache_clear()
     rich.cells.cached_cell_len.cache_clear()

@@ -8,6 +8,9 @@ two cells, a nonspacing mark none, a spacing mark such as the Devanagari vowel s
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
+
+import pytest
 
 from rich.cells import cell_len
 from textual import events
@@ -27,22 +30,28 @@ HINDI = "हिन्दी भारत की राजभाषा है। 
 """Devanagari, with spacing vowel signs (ि ा ी ो) that each take a cell on a terminal."""
 
 
-def hindi_tokenizer() -> LoadedTokenizer:
-    """A small tokenizer trained on :data:`HINDI`: many of its tokens hold vowel signs."""
-    run = TrainingRun.from_text(HINDI * 4, 400, [], workers=1)
+SKIN_TONES = "thumbs 👍🏽 up 👋🏿 " * 12
+"""Emoji with skin tones, which wcwidth (and tmux) draw as two wide characters."""
+
+
+@cache
+def trained_on(text: str) -> LoadedTokenizer:
+    """A small tokenizer trained on ``text``: its characters are whole tokens, not bytes drawn in hex."""
+    run = TrainingRun.from_text(text * 4, 400, [], workers=1)
     for _ in run.events():
         pass
-    return LoadedTokenizer.from_model(run.result(), name="hindi-400")
+    return LoadedTokenizer.from_model(run.result(), name="trained-400")
 
 
-async def test_hindi_in_the_workbench_fills_each_line_and_never_runs_under_the_border() -> None:
-    # Rich counted a spacing mark as no cell, so each folded line was several cells wider on the terminal
-    # than the view: its end was drawn under the box's border and hidden.
-    app = make_app(session=session_with(gpt2()), start_mode="boundaries")
+@pytest.mark.parametrize("text", [HINDI * 3, SKIN_TONES], ids=["vowel signs", "skin tones"])
+async def test_the_workbench_fills_each_line_and_never_runs_under_the_border(text: str) -> None:
+    # Rich counted a spacing mark as no cell and 👍🏽 as two, where wcwidth (and tmux) count one and four, so
+    # each folded line was wider on the terminal than the view: its end was drawn under the border, hidden.
+    app = make_app(session=session_with(trained_on(text)), start_mode="boundaries")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("slash")
-        app.post_message(events.Paste(HINDI * 3))
+        app.post_message(events.Paste(text))
         await pilot.pause()
         await pilot.press("escape")
         await settle(pilot)
@@ -56,7 +65,7 @@ async def test_hindi_in_the_workbench_fills_each_line_and_never_runs_under_the_b
 
 async def test_vocabulary_rows_with_vowel_signs_keep_their_columns() -> None:
     # Each vowel sign in a token pushed the rest of its row (length, rank, count, parents) a cell right.
-    app = ViewsApp(InspectorScreen, session_with(hindi_tokenizer()))
+    app = ViewsApp(InspectorScreen, session_with(trained_on(HINDI)))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("slash")
