@@ -28,6 +28,10 @@ DISPLAY_CHARS = 6000
 whole sample. Laying out a 50 KB sample's tokens is a noticeable pause on the UI thread for text no one
 scrolls through."""
 
+DETAIL_TOKEN_CELLS = 24
+"""Most cells the token's text takes in the detail line, so that at 80 columns its flags and ranges still
+fit after it (a rule of 120 ``=`` or a long run of kanji left room for nothing else)."""
+
 SIDE_BY_SIDE = ("english", "japanese")
 """The samples drawn side by side, and measured beside the main text."""
 
@@ -77,9 +81,12 @@ def detail_line(index: int, total: int, span: TokenSpan) -> Content:
     range, bytes.
 
     The flags come before the ranges and the bytes, the one part as long as the token: at 80 columns the end
-    of the line is cut, and "splits a character" was cut to "splits a".
+    of the line is cut, and "splits a character" was cut to "splits a". The token's text is cut too, to
+    ``DETAIL_TOKEN_CELLS`` cells ending in ``…``.
     """
     body = Content("").join(token_body(span.token).split("\n"))  # keep the newline glyph, drop the break
+    if body.cell_length > DETAIL_TOKEN_CELLS:
+        body = body.truncate(DETAIL_TOKEN_CELLS - 1) + "…"
     parts: list[Content | str | tuple[str, str]] = [
         (f"token {index + 1:,}/{total:,}", "bold"),
         f"  id {span.id}  ",

@@ -74,7 +74,7 @@ class BoundariesScreen(PaneScreen):
         #boundaries-en-tokens, #boundaries-ja-tokens { display: none; }
         &.-side-by-side #boundaries-tokens { display: none; }
         &.-side-by-side #boundaries-en-tokens, &.-side-by-side #boundaries-ja-tokens { display: block; }
-        #token-detail { height: 1; padding: 0 1; }
+        #token-detail { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
         #boundaries-coverage { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
         #boundaries-stats { margin: 0 1; max-height: 5; }
     }

@@ -14,7 +14,7 @@ import pytest
 
 from rich.cells import cell_len
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.session import LoadedTokenizer
@@ -96,3 +96,23 @@ async def test_emoji_in_the_workbench_take_the_same_cells_in_every_terminal() ->
         lines = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
         assert "\\ufe0f" in lines[0]
         assert [(cell_len(line), cell_width(line)) for line in lines] == [(width, width)] * len(lines)
+
+
+async def test_a_long_token_leaves_room_for_its_ranges_in_the_detail_line() -> None:
+    # The detail line wrapped before a token longer than what was left of it, onto a second line the pane
+    # has no room for: a rule of 120 '=' (or a long run of kanji) showed "token 1/2  id 263" and nothing else.
+    app = make_app(session=session_with(trained_on("=" * 120 + "\n")), start_mode="boundaries")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        app.post_message(events.Paste("=" * 120 + "\n"))
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        view = app.screen.query_one("#boundaries-tokens", TokenView)
+        assert len(view.tokens[0].token) == 120
+        detail = app.screen.query_one("#token-detail", Static)
+        shown = detail.render_line(0).text
+        assert shown.startswith("token 1/2  id ") and "=" * 20 + "…" in shown
+        assert "chars 0–120  bytes 0–120: 3d 3d" in shown and shown.endswith("…")
+        assert cell_width(shown) == 78
