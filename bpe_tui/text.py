@@ -37,6 +37,7 @@ PRESENTATION_SELECTORS = frozenset("\ufe0e\ufe0f")
 character before them, and terminals disagree (❤️ takes one cell in xterm, VTE and tmux, two in kitty,
 WezTerm and iTerm2, and two in Rich's count): drawn for people as their code point, a row holding one
 takes the same cells everywhere."""
+_WRITTEN_SELECTORS = {ord(ch): f"\\u{ord(ch):04x}" for ch in PRESENTATION_SELECTORS}
 _OTHER_SPACES = frozenset(ch for ch in map(chr, range(0x80, 0x3001)) if unicodedata.category(ch) == "Zs")
 """Space separators other than the space (no-break, en, em, thin, ideographic...): drawn for people as
 their code point, since a blank would pass for a space (U+3000 fills Japanese text)."""
@@ -201,12 +202,15 @@ def escape_token(
 
 def shown_text(text: str | os.PathLike[str]) -> str:
     """A name or path from a file or the file system, safe to show in one line: control characters and
-    escape sequences written out, undecodable bytes as ``\\xNN``, spaces kept as spaces.
+    escape sequences written out, undecodable bytes as ``\\xNN``, spaces kept as spaces, and the
+    presentation selectors written out as in tokens (a file named ``❤️.txt`` broke the corpus pane's
+    boxes in tmux, which draws ❤️ a cell narrower than the app counted).
 
-    >>> shown_text("evil\\x1b]0;pwned\\x07 name"), shown_text("[bold]x")
-    ('evil\\\\x1b]0;pwned\\\\x07 name', '[bold]x')
+    >>> shown_text("evil\\x1b]0;pwned\\x07 name"), shown_text("[bold]x"), shown_text("❤️.txt")
+    ('evil\\\\x1b]0;pwned\\\\x07 name', '[bold]x', '❤\\\\ufe0f.txt')
     """
-    return escape_token(os.fsdecode(os.fspath(text)).encode("utf-8", "surrogateescape"), glyphs=False)
+    shown = escape_token(os.fsdecode(os.fspath(text)).encode("utf-8", "surrogateescape"), glyphs=False)
+    return shown.translate(_WRITTEN_SELECTORS)
 
 
 def subscript(number: int) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cache
+from pathlib import Path
 
 import pytest
-
 from rich.cells import cell_len
 from textual import events
 from textual.widgets import Input, Static
@@ -21,14 +21,14 @@ from bpe_tui.session import LoadedTokenizer
 from bpe_tui.text import cell_width
 from bpe_tui.widgets.token_view import TokenView
 from bpe_tui.widgets.vocab_table import VocabTable
-from tests.ui.app_harness import make_app, settle
+from core.formats import save_tokenizer
+from core.train.run import TrainingRun
+from tests.ui.app_harness import make_app, make_session, recorded_run, settle
 from tests.ui.test_workbench import gpt2
 from tests.ui.views_harness import ViewsApp, session_with
-from core.train.run import TrainingRun
 
 HINDI = "हिन्दी भारत की राजभाषा है। यह देवनागरी लिपि में लिखी जाती है। हिन्दी विश्व की प्रमुख भाषाओं में से एक है। "
 """Devanagari, with spacing vowel signs (ि ा ी ो) that each take a cell on a terminal."""
-
 
 SKIN_TONES = "thumbs 👍🏽 up 👋🏿 " * 12
 """Emoji with skin tones, which wcwidth (and tmux) draw as two wide characters."""
@@ -116,3 +116,14 @@ async def test_a_long_token_leaves_room_for_its_ranges_in_the_detail_line() -> N
         assert shown.startswith("token 1/2  id ") and "=" * 20 + "…" in shown
         assert "chars 0–120  bytes 0–120: 3d 3d" in shown and shown.endswith("…")
         assert cell_width(shown) == 78
+
+
+async def test_a_name_with_an_emoji_presentation_selector_has_it_written_out(tmp_path: Path) -> None:
+    # A file named "❤️ tokens.json": tmux draws ❤️ a cell narrower than the app counted, so the header and the
+    # corpus pane's boxes (whose titles hold the name) were drawn out of line.
+    path = tmp_path / "❤️ tokens.json"
+    save_tokenizer(recorded_run()[-1].model, path, format="bpe-tui")  # type: ignore[attr-defined]
+    app = make_app(session=make_session(), tokenizer_paths=[path], start_mode="inspector")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.sub_title == "active: ❤\\ufe0f tokens"
