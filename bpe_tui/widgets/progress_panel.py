@@ -16,6 +16,10 @@ from bpe_tui.throughput import training_estimate_line
 
 PHASE_LABELS = {"idle": "idle", "reading": "reading", "counting": "counting pairs", "merging": "merging"}
 
+LONGEST_CELLS = 32
+"""Most cells the longest token's text takes, so that its length and bytes still show after it at 80
+columns (it can be a run of hundreds of kanji)."""
+
 ETA_AFTER_SECONDS = 1.0
 """How long a phase runs before its ETA is shown. The first merges are the slowest (the most frequent pairs
 touch the most words), so an ETA from the first tenth of a second said 3:44:26 for a 12 s run."""
@@ -47,7 +51,7 @@ class ProgressPanel(Vertical):
     ProgressPanel #phase { width: 16; }
     ProgressPanel #bar { width: 1fr; }
     ProgressPanel #eta { width: 24; text-align: right; }
-    ProgressPanel .line { height: 1; }
+    ProgressPanel .line { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ProgressPanel #outcome { height: auto; display: none; }
     ProgressPanel #outcome.-shown { display: block; }
     ProgressPanel #outcome.-failed { color: $text-error; }
@@ -162,10 +166,13 @@ class ProgressPanel(Vertical):
         self._put("rates", f"merges {self._merges_done:,}{ties} · {format_rate(self._merge_rate, 'merges')}{self._rates_tail}")
 
     def show_longest(self, token: bytes) -> None:
-        """The longest token so far, as safe text and as bytes."""
+        """The longest token so far, as safe text (cut to ``LONGEST_CELLS``) and as bytes."""
+        shown = Content(escape_token(token))
+        if shown.cell_length > LONGEST_CELLS:
+            shown = shown.truncate(LONGEST_CELLS - 1) + "…"
         text = Content.assemble(
             "longest token: ",
-            (escape_token(token), "bold"),
+            shown.stylize("bold"),
             f"  ({len(token)} bytes: {hex_bytes(token[:16])}{' …' if len(token) > 16 else ''})",
         )
         self._put("longest", text)

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 from textual import events
+from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
 from bpe_tui.screens.inspector import InspectorScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.text import cell_width
+from bpe_tui.widgets.progress_panel import ProgressPanel
 from bpe_tui.widgets.token_view import TokenView
 from bpe_tui.widgets.vocab_table import VocabTable
 from core.formats import save_tokenizer
@@ -127,3 +129,21 @@ async def test_a_name_with_an_emoji_presentation_selector_has_it_written_out(tmp
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.sub_title == "active: ❤\\ufe0f tokens"
+
+
+class PanelApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ProgressPanel()
+
+
+async def test_a_long_longest_token_leaves_room_for_its_length() -> None:
+    # The line wrapped before a token longer than the rest of it, onto a second line it has no room for: a
+    # run of 300 kanji showed "longest token:" and nothing more.
+    app = PanelApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        panel = app.query_one(ProgressPanel)
+        panel.show_longest("長い行".encode() * 100)
+        await pilot.pause()
+        shown = panel.query_one("#longest", Static).render_line(0).text
+        assert shown.startswith("longest token: 長い行長い行") and "…  (900 bytes: e9 95 b7" in shown
+        assert cell_width(shown) == 76
