@@ -38,14 +38,42 @@ def tie_reason(winner: Candidate, runner_up: Candidate) -> str:
 
 
 def tie_decider(winner: Candidate, runner_up: Candidate) -> str:
-    """The byte strings that decided a tie (see :func:`tie_reason`).
+    """The byte strings that decided a tie (see :func:`tie_reason`), long ones cut around where they differ.
 
     >>> tie_decider((b"we", b"s", 1), (b"s", b"t", 1))
     "left b'we' > b's'"
     """
     if winner[0] != runner_up[0]:
-        return f"left {winner[0]!r} > {runner_up[0]!r}"
-    return f"same left {winner[0]!r}, right {winner[1]!r} > {runner_up[1]!r}"
+        return "left {} > {}".format(*compared(winner[0], runner_up[0]))
+    return "same left {}, right {} > {}".format(compared(winner[0], winner[0])[0], *compared(winner[1], runner_up[1]))
+
+
+SHOWN_BYTES = 12
+"""Longest byte string a tie's reason writes whole: tokens of hundreds of bytes (a rule of '=', a run of
+kanji) filled the stepper's screen with their ``repr``."""
+
+
+def compared(a: bytes, b: bytes) -> tuple[str, str]:
+    """``repr`` of ``a`` and of ``b``, both cut to the same ``SHOWN_BYTES`` around the first byte where they
+    differ, so the bytes that decide between them stay in sight.
+
+    >>> compared(b"lo", b"l")
+    ("b'lo'", "b'l'")
+    >>> compared(b"=" * 40 + b"x", b"=" * 41)
+    ("…b'======x'", "…b'======='")
+    >>> compared(b"=" * 20, b"-" * 20)
+    ("b'============'…", "b'------------'…")
+    """
+    if max(len(a), len(b)) <= SHOWN_BYTES:
+        return repr(a), repr(b)
+    differ = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, differ - SHOWN_BYTES // 2)
+    end = start + SHOWN_BYTES
+
+    def cut(data: bytes) -> str:
+        return ("…" if start else "") + repr(data[start:end]) + ("…" if end < len(data) else "")
+
+    return cut(a), cut(b)
 
 
 @dataclass(frozen=True)

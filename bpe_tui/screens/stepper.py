@@ -28,6 +28,11 @@ from bpe_tui.text import counted, escape_token, shown_text
 from bpe_tui.widgets.key_footer import KeyFooter
 from core.model import CHAR_BASE
 
+TOKEN_CHARS = 16
+"""Most characters of a token the step's line writes (``…`` after): a merge of two rules of 128 '=' took the
+whole screen at 80x24, the candidates and the sentence pushed off it."""
+
+
 @dataclass(frozen=True)
 class SegmentToken:
     """One token of the segmented sentence: what ``render.tokens_content`` needs."""
@@ -312,20 +317,20 @@ class StepperScreen(PaneScreen):
             count = "—" if merge.count is None else f"{merge.count:,}"
             parts: list[str | tuple[str, str]] = [
                 f"merge {merge.rank}: ",
-                (escape_token(merge.left), "bold"),
+                (escape_token(merge.left, limit=TOKEN_CHARS), "bold"),
                 " + ",
-                (escape_token(merge.right), "bold"),
+                (escape_token(merge.right, limit=TOKEN_CHARS), "bold"),
                 " → ",
-                (escape_token(merge.token), "bold $readable-accent"),
+                (escape_token(merge.token, limit=TOKEN_CHARS), "bold $readable-accent"),
                 f"   count {count}",
             ]
             runner_up = step.runner_up
             if runner_up is not None:
                 parts += [
                     "   runner-up ",
-                    (escape_token(runner_up[0]), "bold"),
+                    (escape_token(runner_up[0], limit=TOKEN_CHARS), "bold"),
                     " + ",
-                    (escape_token(runner_up[1]), "bold"),
+                    (escape_token(runner_up[1], limit=TOKEN_CHARS), "bold"),
                     f" {runner_up[2]:,}",
                 ]
             elif merge.runner_up_count == 0:

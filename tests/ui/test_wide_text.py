@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
 from bpe_tui.screens.inspector import InspectorScreen
+from bpe_tui.screens.stepper import StepperScreen
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.text import cell_width
 from bpe_tui.widgets.progress_panel import ProgressPanel
@@ -147,3 +148,32 @@ async def test_a_long_longest_token_leaves_room_for_its_length() -> None:
         shown = panel.query_one("#longest", Static).render_line(0).text
         assert shown.startswith("longest token: 長い行長い行") and "…  (900 bytes: e9 95 b7" in shown
         assert cell_width(shown) == 76
+
+
+RULES = "=" * 256 + "\n" + "-" * 256 + "\n"
+"""Two rules of equal length: their runs merge in ties up to tokens of 256 bytes."""
+
+
+async def test_a_merge_of_long_tokens_is_told_in_a_few_lines(tmp_path: Path) -> None:
+    # The merge line held the two tokens and their merge whole, and a tie's reason their whole byte strings:
+    # at 80x24 a merge of two 128-byte rules took the whole screen, the candidates and the sentence pushed off.
+    corpus = tmp_path / "rules.txt"
+    corpus.write_text(RULES * 3, encoding="utf-8")
+    app = make_app(session=make_session(corpus), start_mode="stepper")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("c", "c", "c")  # toy -> english -> japanese -> the corpus
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StepperScreen) and screen.source == "corpus"
+        await pilot.press("left")  # the merge of the two 128-byte '=' tokens, a tie with the '-' ones
+        await settle(pilot)
+        merge = screen.shown.merge
+        assert merge is not None and len(merge.token) == 256 and merge.won_tie
+        top_lines = str(screen.query_one("#stepper-top", Static).render()).splitlines()
+        assert top_lines[2].startswith("tie: equal counts: the greater pair wins; left ")
+        assert "=…" in top_lines[1] and "'…" in top_lines[2]
+        assert screen.query_one("#stepper-top").size.height <= 5
+        assert screen.query_one("#candidates").size.height >= 8
