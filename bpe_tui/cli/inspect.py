@@ -59,6 +59,10 @@ def _shown(text: str) -> str:
     return escape_token(text, glyphs=False)
 
 
+SPECIALS_SHOWN = 12
+"""Special tokens listed by name: Llama 3 has 256 (most of them reserved), which made one line of 10,000
+characters; the vocab size line counts them all."""
+
 PATTERNLESS_FORMATS = ("gpt2", "tiktoken")
 """Formats whose files hold no split pattern: loading one assumes GPT-2's (see core.formats)."""
 
@@ -87,7 +91,9 @@ def summary_lines(
         # a character base's alphabet: the tokens of one character beyond the bytes
         size += f" + {split.other:,} {'characters' if model.base == CHAR_BASE else 'other'}"
     ids = {token: token_id for token_id, token in model.vocab.items()}
-    specials = ", ".join(f"{_quoted(s)} ({ids[s.encode()]})" for s in model.special_tokens) or "none"
+    specials = ", ".join(f"{_quoted(s)} ({ids[s.encode()]})" for s in model.special_tokens[:SPECIALS_SHOWN]) or "none"
+    if len(model.special_tokens) > SPECIALS_SHOWN:
+        specials += f", … ({len(model.special_tokens) - SPECIALS_SHOWN:,} more)"
     counts = "recorded" if model.merge_counts is not None else "not recorded"
     lines = [
         f"name:           {_shown(model.name) if model.name else '-'}",

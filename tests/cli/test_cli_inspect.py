@@ -13,6 +13,8 @@ from bpe_tui.__main__ import main
 from core.fingerprint import fingerprint
 from core.formats import save_tokenizer
 from core.model import BPEModel
+from core.train.events import TrainingFinished
+from core.train.run import TrainingRun
 
 
 def inspect(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
@@ -120,3 +122,17 @@ def test_a_negative_longest_is_one_line(tmp_path: Path) -> None:
     # --longest -5 was taken silently and listed all the longest tokens but five.
     result = run_cli("inspect", tokenizer_file(tmp_path), "--longest", "-5", cwd=tmp_path)
     assert_one_line_error(result, "--longest -5: give how many tokens to list, 0 or more")
+
+
+def test_hundreds_of_special_tokens_are_counted_not_all_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama 3 declares 256 special tokens: listing every one made a line of about 10,000 characters.
+    specials = [f"<|reserved_special_token_{index}|>" for index in range(300)]
+    run = TrainingRun.from_text("low lower lowest " * 20, 570, specials, workers=1)
+    model = [event for event in run.events() if isinstance(event, TrainingFinished)][-1].model
+    path = save_tokenizer(model, tmp_path / "many.json", format="bpe-tui")[0]
+    code, out, err = inspect(capsys, path, "--no-samples")
+    line = next(line for line in out.splitlines() if line.startswith("special tokens:"))
+    assert (code, err) == (0, "")
+    assert '"<|reserved_special_token_0|>" (256)' in line and "<|reserved_special_token_11|>" in line
+    assert "<|reserved_special_token_12|>" not in line and line.endswith("… (288 more)")
+    assert len(line) < 600 and "+ 300 specials" in out
