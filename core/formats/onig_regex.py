@@ -146,6 +146,8 @@ def _case_insensitive_text(pattern: str) -> str:
 
     >>> _case_insensitive_text(r"\\p{Lu}(?i:'s|\\p{Ll})x(?i)y")
     "'s|\\\\p{Ll}y"
+    >>> _case_insensitive_text(r"(?i:[)]ß)x")
+    '[)]ß'
     """
     covered: list[str] = []
     stack = [False]  # whether each open group is case-insensitive
@@ -154,6 +156,17 @@ def _case_insensitive_text(pattern: str) -> str:
         char = pattern[i]
         if char == "\\":
             end = _escape_end(pattern, i)[1]
+            if stack[-1]:
+                covered.append(pattern[i:end])
+            i = end
+            continue
+        if char == "[":  # a class, nested ones too: its parentheses are characters
+            end, depth = i + 1 + (pattern[i + 1 : i + 2] == "^"), 1
+            end += pattern[end : end + 1] == "]"
+            while end < len(pattern) and depth:
+                if pattern[end] != "\\":
+                    depth += {"[": 1, "]": -1}.get(pattern[end], 0)
+                end += 2 if pattern[end] == "\\" else 1
             if stack[-1]:
                 covered.append(pattern[i:end])
             i = end

@@ -202,6 +202,7 @@ def test_split_pattern_is_read_as_oniguruma_reads_it(tmp_path: Path, pattern: st
         (r"a\Kb|[^b]+|b", r"\K"),  # regex drops the a before \K, Oniguruma's split keeps it as a piece
         (r"(?i)ß|\s+|.", "(?i) on 'ß'"),  # Oniguruma folds case fully: ß also matches ss
         (r"(?i:fi)|\s+|.", "(?i) on 'fi'"),  # and fi matches ﬁ
+        (r"(?i:[)]ß)|\s+|.", "(?i) on 'ß'"),  # a parenthesis in a class closes no group
         (r"(?i)\p{Lu}+|\s+|.", r"(?i) on \p{Lu}"),  # regex matches lower case there too, Oniguruma does not
     ],
 )
