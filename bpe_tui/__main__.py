@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> i
     try:
         if argv[:1] in (["--version"], ["-V"]):
             from bpe_tui import __version__
-            from bpe_tui.cli.arguments import stdout_failed, write_stdout
+            from bpe_tui.cli.standard_output import stdout_failed, write_stdout
 
             try:
                 write_stdout(f"bpe-tui {__version__}\n")

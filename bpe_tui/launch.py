@@ -14,7 +14,8 @@ from core.errors import CorpusError
 from core.formats.folders import folder_candidates
 from core.formats.tiktoken_cache import REFERENCE_ENCODINGS
 from bpe_tui import __version__
-from bpe_tui.cli.arguments import StdoutMessages, stdout_failed
+from bpe_tui.cli.arguments import StdoutMessages
+from bpe_tui.cli.standard_output import stdout_failed
 from core.input_files import os_problem, shown_path
 
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".model", ".bpe", ".merges")

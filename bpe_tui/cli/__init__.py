@@ -24,7 +24,8 @@ from types import ModuleType
 from typing import TextIO
 
 from bpe_tui import __version__
-from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError, quiet_stdout, stdout_failed
+from bpe_tui.cli.arguments import CommandParser, ParserExit, SingleCommand, UsageError
+from bpe_tui.cli.standard_output import quiet_stdout, stdout_failed
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.output_errors import describe_write_error

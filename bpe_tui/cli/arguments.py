@@ -11,11 +11,10 @@ worker count beyond what the machine can use.
 from __future__ import annotations
 
 import argparse
-import errno
-import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from bpe_tui.cli.standard_output import write_stdout
 from core.input_files import shown_path
 from core.limits import undecodable_byte, utf8_name_problem, workers_problem
 
@@ -32,45 +31,6 @@ class ParserExit(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
         self.status = status
-
-
-CLOSED_STDOUT = "standard output is closed; redirect it to a file or to /dev/null"
-
-
-def write_stdout(text: str) -> None:
-    """Write ``text`` to stdout at once (``--help``, ``--version``): a closed or full stdout raises OSError.
-
-    argparse's own printing swallows write errors, so ``bpe-tui --help > /dev/full`` printed nothing and
-    exited 0, and with stdout closed (``>&-``) it put the help on stderr instead.
-    """
-    if sys.stdout is None:
-        raise OSError(errno.EBADF, CLOSED_STDOUT)
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def stdout_failed(error: OSError, prog: str) -> int:
-    """The exit status once ``--help`` or ``--version`` could not be written, after one line on stderr: 0
-    when the reader went away (``| head -1``), else 2."""
-    from core.output_errors import describe_write_error
-
-    if isinstance(error, BrokenPipeError):
-        quiet_stdout()
-        return 0
-    if sys.stderr is not None:
-        sys.stderr.write(f"{prog}: error: {describe_write_error(error)}\n")
-    return 2
-
-
-def quiet_stdout() -> None:
-    """Point stdout at /dev/null: after the reader went away (``| head``), what is still buffered can
-    never be written, and flushing it at exit would print "Exception ignored ... BrokenPipeError"."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 class StdoutMessages(argparse.ArgumentParser):

@@ -10,13 +10,13 @@ in README's Lenses section): keep them as named.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from bpe_tui.cli.arguments import input_path, utf8_text
 from bpe_tui.cli.outputs import Outputs
+from bpe_tui.cli.standard_output import json_line
 from bpe_tui.lenses.registry import LENSES, lens_named
 from bpe_tui.lenses.spec import LensContext, LensOption, LensSpec
 from bpe_tui.sample_files import samples_dir
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     context = LensContext(loaded, Session(samples_dir=folder).sample_texts(), folder)
     result = lens.run(context, given)
     if args.json:
-        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_line(result.to_json()))
     else:
         sys.stdout.write(lens.render_text(result) + "\n")
     return 0

@@ -13,7 +13,6 @@ Writes no files.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from bpe_tui.cli.arguments import (
     add_corpus_options, input_path, one_corpus, special_token, warn_unused_record_options, worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
+from bpe_tui.cli.standard_output import json_line
 from bpe_tui.cli.train import skipped_line
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import escape_token
@@ -197,7 +197,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     if study_run.run.skipped.count:
         sys.stderr.write(skipped_line(study_run.run) + "\n")
     if args.json:
-        sys.stdout.write(json.dumps(study.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_line(study.to_json()))
     else:
         sys.stdout.write("\n".join(table_lines(study)) + "\n")
     return 0

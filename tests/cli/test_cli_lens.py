@@ -238,3 +238,24 @@ def test_counts_of_one_take_the_singular(capsys: pytest.CaptureFixture[str], tmp
     corpus.write_text("ab 5\n", encoding="utf-8")
     code, out, _ = lens(capsys, "wordpiece", tok, "--corpus", corpus, "--merges", "1")
     assert code == 0 and out.startswith("1 merge each; 1 pair merged by both (marked *)")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_json_stays_json_on_a_stream_that_is_not_utf8(encoding: str, tmp_path: Path) -> None:
+    """With PYTHONIOENCODING=ascii (or a Latin-1 terminal) a character the stream could not encode was written
+    as \\xe9 or \\U0001f600, which JSON has no such escape for: scripts got text no JSON reader took. (study
+    --json writes through the same json_line.)"""
+    import os
+    import subprocess
+    import sys
+
+    filled = ["lens", "bytes", str(tokenizer_file(tmp_path)), "--text", "日本 é😀"]
+
+    def run(**env: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "bpe_tui", *filled, "--json"], cwd=tmp_path, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=120, env={**os.environ, **env})
+
+    plain, narrow = run(PYTHONIOENCODING="utf-8"), run(PYTHONIOENCODING=encoding)
+    assert (plain.returncode, narrow.returncode) == (0, 0), narrow.stderr
+    assert narrow.stdout.isascii()
+    assert json.loads(narrow.stdout) == json.loads(plain.stdout.decode("utf-8"))
