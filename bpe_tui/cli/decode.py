@@ -17,7 +17,7 @@ import argparse
 import codecs
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -97,6 +97,13 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
     Traceback (most recent call last):
     bpe_tui.cli.decode.IdsInputError: ids.txt: 'two' at position 1 is not a token id; give whole numbers separated by spaces or commas
     """
+    for block in text_id_blocks(handle, label):
+        yield from block
+
+
+def text_id_blocks(handle: BinaryIO, label: str) -> Iterator[list[int]]:
+    """The ids in text ``handle`` (see :func:`text_ids`), a list for each read: from a pipe, the ids that have
+    arrived, so that they are decoded while the program writing them is still running."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
     # read1 takes what has arrived: read() went on after an end of input until a whole block came, so ids
     # typed at a terminal took a second Ctrl-D (the first ended only the read of what had been typed).
@@ -113,6 +120,7 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
         words = _SEPARATOR.split(text)
         # The last word may go on in the next block, unless this was the end.
         pending = words.pop() if raw else ""
+        ids: list[int] = []
         for word in words + ([pending] if len(pending) > LONGEST_ID else []):
             if not word:
                 continue
@@ -124,27 +132,28 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
                 binary = RAW_HINT if not word.isprintable() else ""  # raw ids can be valid UTF-8 too
                 raise IdsInputError(f"{label}: {word!r:.30} at position {position:,} is not a token id; give "
                                     f"whole numbers separated by spaces or commas{binary}")
-            yield int(word)
+            ids.append(int(word))
             position += 1
+        if ids:
+            yield ids
         if not raw:
             return
 
 
-def _streamed(ids: NpyIds) -> Iterator[int]:
+def _streamed(ids: NpyIds) -> Iterator[Sequence[int]]:
     ids.check_whole()
-    for block in ids.blocks():
-        yield from block
+    yield from ids.blocks()
 
 
-def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[int], str, BinaryIO | None]:
-    """The ids to decode, the input's name for messages, and the handle to close afterwards.
+def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[Sequence[int]], str, BinaryIO | None]:
+    """The ids to decode, a block at a time, the input's name for messages, and the handle to close afterwards.
 
     A ``.npy`` array and an llm.c token file are told by their first bytes; raw ids only by ``dtype``,
     which is refused for a file that says its own type (it would be read with its header as ids)."""
     if name == "-":
         if dtype is not None:
             raise IdsInputError("--dtype reads a file of raw ids; give its path instead of stdin")
-        return text_ids(sys.stdin.buffer, "stdin"), "stdin", None
+        return text_id_blocks(sys.stdin.buffer, "stdin"), "stdin", None
     # stdin takes text ids only: a .npy has to be a file, which decode reads in blocks.
     fix = "pipe text ids into stdin with - instead, or copy a .npy to a regular file first"
     path = check_regular_file(name, IdsInputError, fix=fix)
@@ -165,7 +174,7 @@ def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[int], str, 
         handle.close()
         return _streamed(read_id_file(path)), label, None
     handle.seek(0)
-    return text_ids(handle, label), label, handle
+    return text_id_blocks(handle, label), label, handle
 
 
 def _warn_if_other_tokenizer(name: str, model: BPEModel, tokenizer_arg: str) -> None:
@@ -191,35 +200,45 @@ def _warn(line: str) -> None:
 # ------------------------------------------------------------------------------------------------ writing
 
 
-def decoded_blocks(ids: Iterator[int], model: BPEModel, label: str, tokenizer_arg: str) -> Iterator[bytes]:
-    """The bytes of the ids, a block at a time; an id not in the vocabulary is an IdsInputError naming it."""
+def decoded_blocks(blocks: Iterator[Sequence[int]], model: BPEModel, label: str,
+                   tokenizer_arg: str) -> Iterator[bytes]:
+    """The bytes of each block of ids (a long one in parts); an id not in the vocabulary is an IdsInputError
+    naming it and its position."""
     vocab = model.vocab
-    block: list[bytes] = []
-    for position, token_id in enumerate(ids):
-        token = vocab.get(token_id)
-        if token is None:
-            largest = max(vocab, default=-1)
-            raise IdsInputError(
-                f"{label}: id {token_id:,} at position {position:,} is not in the vocabulary of "
-                f"{shown_path(tokenizer_arg)} (ids 0..{largest:,}); decode with the tokenizer that made the ids"
-            )
-        block.append(token)
-        if len(block) >= 1 << 16:
-            yield b"".join(block)
-            block = []
-    yield b"".join(block)
+    position = 0
+    for ids in blocks:
+        parts: list[bytes] = []
+        for token_id in ids:
+            token = vocab.get(token_id)
+            if token is None:
+                largest = max(vocab, default=-1)
+                raise IdsInputError(
+                    f"{label}: id {token_id:,} at position {position:,} is not in the vocabulary of "
+                    f"{shown_path(tokenizer_arg)} (ids 0..{largest:,}); decode with the tokenizer that made the ids"
+                )
+            parts.append(token)
+            position += 1
+            if len(parts) >= 1 << 16:
+                yield b"".join(parts)
+                parts = []
+        if parts:
+            yield b"".join(parts)
 
 
-def _write(blocks: Iterator[bytes], out: BinaryIO, *, raw: bool, terminal: bool) -> None:
+def _write(blocks: Iterator[bytes], out: BinaryIO, *, raw: bool, terminal: bool, flush: bool = False) -> None:
+    """Write the decoded ``blocks`` to ``out``; ``flush``: each as it comes (stdout, which a person or a
+    program may be reading while the ids still arrive)."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for data in blocks:
         if raw:
             out.write(data)
-            continue
-        text = decoder.decode(data)
-        if terminal:
-            text = "".join(ch if ch in "\n\t" else escape_token(ch, glyphs=False) for ch in text)
-        out.write(text.encode("utf-8"))
+        else:
+            text = decoder.decode(data)
+            if terminal:
+                text = "".join(ch if ch in "\n\t" else escape_token(ch, glyphs=False) for ch in text)
+            out.write(text.encode("utf-8"))
+        if flush:
+            out.flush()
     if not raw:
         out.write(decoder.decode(b"", final=True).encode("utf-8"))
 
@@ -247,7 +266,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                 _write(blocks, out, raw=args.bytes, terminal=False)
         else:
             sys.stdout.flush()
-            _write(blocks, sys.stdout.buffer, raw=args.bytes, terminal=terminal)
+            _write(blocks, sys.stdout.buffer, raw=args.bytes, terminal=terminal, flush=True)
             sys.stdout.buffer.flush()
     finally:
         if handle is not None:

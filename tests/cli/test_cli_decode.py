@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -248,3 +249,33 @@ def test_an_npz_archive_is_named_as_one(tmp_path: Path, capsysbinary: pytest.Cap
     np.savez(archive, ids=np.array([104, 105], dtype=np.uint16))
     code, out, err = run_main(capsysbinary, tokenizer_file(tmp_path), archive, *dtype)
     assert_one_line_error((code, out.decode(), err), "ids.npz is a zip archive", "numpy.save (.npy)")
+
+
+class _Producer(io.RawIOBase):
+    """Stands for a pipe from a program still writing ids (a model sampling them): the first ids, then, at
+    the next read, a look at what decode has written so far, then the end."""
+
+    def __init__(self, out: io.BytesIO) -> None:
+        self.out, self.reads, self.seen = out, [b"104 105 ", None, b""], []
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        data = self.reads.pop(0)
+        if data is None:
+            self.seen.append(self.out.getvalue())
+            data = b"33"
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def test_ids_piped_in_are_decoded_as_they_arrive(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Nothing was written before 65,536 ids or the end of the input had come: `sampler | bpe-tui decode`
+    showed the text only once the sampler had finished."""
+    out = io.BytesIO()
+    producer = _Producer(out)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(producer)))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, write_through=True))
+    assert main(["decode", str(tokenizer_file(tmp_path)), "-"]) == 0
+    assert producer.seen == [b"hi"] and out.getvalue() == b"hi!"
