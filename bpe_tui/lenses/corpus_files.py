@@ -8,17 +8,29 @@ from core.errors import CorpusError
 from core.input_files import check_regular_file, shown_path
 
 
+MAX_BYTES = 16 << 20
+"""The largest corpus a lens reads. A lens counts the corpus's words in memory, by hand, to show a lesson:
+given a training corpus (CS336's 11 GB OpenWebText, say) it took about 17 bytes of memory a byte of it and
+ran out of memory or was killed, where a part of it teaches the same."""
+
+
 def read_corpus(path: Path) -> str:
     """The UTF-8 text of ``path``.
 
     Raises:
-        CorpusError: one line naming the file: missing, not a regular file, unreadable or not UTF-8.
+        CorpusError: one line naming the file: missing, not a regular file, unreadable, larger than
+            :data:`MAX_BYTES` or not UTF-8.
     """
-    check_regular_file(path, CorpusError)
+    checked = check_regular_file(path, CorpusError)
     try:
-        data = path.read_bytes()
+        with open(checked, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
     except OSError as error:
         raise CorpusError(f"{shown_path(path)}: {error.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise CorpusError(f"{shown_path(path)} is larger than the {MAX_BYTES >> 20} MiB a lens reads (it counts the "
+                          f"words in memory); give a part of it, such as its first lines "
+                          "(head -n 100000 FILE > part.txt)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -136,6 +136,22 @@ def test_pairs_corpus_errors_are_one_line(capsys: pytest.CaptureFixture[str], tm
     assert_one_line_error(lens(capsys, "pairs", "--passes", "0"), "--passes 0 is outside 1..200")
 
 
+@pytest.mark.parametrize("name", ["pairs", "wordpiece", "unigram"])
+def test_a_corpus_too_large_for_a_lens_is_one_line(name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A training corpus given to a lens was read whole and counted in memory, about 17 bytes a byte of it:
+    1.3 GB for 76 MB, and an 11 GB corpus ran the machine out of memory."""
+    import bpe_tui.lenses.corpus_files
+
+    monkeypatch.setattr(bpe_tui.lenses.corpus_files, "MAX_BYTES", 1000, raising=False)
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("low lower lowest\n" * 100, encoding="utf-8")
+    assert_one_line_error(lens(capsys, name, "--corpus", corpus), "big.txt is larger than", "a lens reads",
+                          "head -n 100000 FILE > part.txt")
+    corpus.write_text("low lower lowest\n" * 50, encoding="utf-8")  # 850 bytes: read as before
+    assert lens(capsys, name, "--corpus", corpus)[0] == 0
+
+
 @pytest.mark.parametrize("name", ["pairs", "wordpiece"])
 @pytest.mark.parametrize(("line", "needle"), [("lower 0", "count of 0"), ("lower " + "9" * 5000, "over 18 digits")],
                          ids=["zero", "5000-digits"])
