@@ -29,6 +29,7 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
+from bpe_tui.control_filter import ControlCharacters
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.no_color import TokenGreys
 from bpe_tui.messages import SessionChanged, TrainingChanged
@@ -119,6 +120,7 @@ class BpeTuiApp(ReadableMarks):
         super().__init__()
         self._token_greys = TokenGreys()
         """Replaces Textual's ``Monochrome`` filter, which ``NO_COLOR`` turns on (see :mod:`bpe_tui.no_color`)."""
+        self._control_characters = ControlCharacters()
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()
         self.runner = TrainingRunner(
@@ -172,11 +174,11 @@ class BpeTuiApp(ReadableMarks):
             super().delay_update(delay)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's line filters, with token backgrounds given greys of their own under ``NO_COLOR``."""
+        """Textual's filters (token greys of their own under ``NO_COLOR``), then :class:`ControlCharacters`."""
         filters = super().get_line_filters()
-        if not self.no_color:
-            return filters
-        return [self._token_greys if type(line_filter) is Monochrome else line_filter for line_filter in filters]
+        if self.no_color:
+            filters = [self._token_greys if type(line_filter) is Monochrome else line_filter for line_filter in filters]
+        return [*filters, self._control_characters]
 
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
