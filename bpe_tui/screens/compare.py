@@ -122,6 +122,25 @@ def overlap_content(overlaps: list[tuple[str, str, VocabOverlap]]) -> Content:
     return Content("\n").join(lines)
 
 
+def name_rooms(lengths: list[int], width: int) -> list[int]:
+    """Cells each of the header's names may take in ``width`` (each also takes 6 around it): the short ones
+    whole, the long ones an equal share of what is left, at least 8, so a long name never pushes the next
+    letters out of the line.
+
+    >>> name_rooms([4, 41], 60), name_rooms([4, 41], 40), name_rooms([30, 30, 4], 60)
+    ([4, 41], [4, 24], [19, 19, 4])
+    """
+    rooms = [0] * len(lengths)
+    left = width - 6 * len(lengths)
+    waiting = sorted(range(len(lengths)), key=lengths.__getitem__)
+    while waiting:
+        share = left // len(waiting)
+        position = waiting.pop(0)
+        rooms[position] = min(lengths[position], max(8, share))
+        left -= rooms[position]
+    return rooms
+
+
 class CompareScreen(PaneScreen):
     """Runs the chosen tokenizers over one sample and shows where and how much they differ."""
 
@@ -134,7 +153,7 @@ class CompareScreen(PaneScreen):
         #compare-pick { width: 25%; min-width: 18; max-width: 32; height: 1fr; border: round $primary-muted; }
         #compare-pick:focus { border: round $primary; }
         #compare-main { width: 1fr; }
-        #compare-header { height: 1; padding: 0 1; background: $panel; }
+        #compare-header { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
         #compare-scroll { width: 100%; height: 1fr; min-height: 4; border: round $primary-muted; }
         #compare-scroll:focus { border: round $primary; }
         #compare-stats { margin: 0 1; }
@@ -291,13 +310,19 @@ class CompareScreen(PaneScreen):
         self.query_one("#compare-scroll").border_title = cut
         self._compare(key, chosen, compared, text)
 
-    def _update_header(self, chosen: list[LoadedTokenizer]) -> None:
+    def _update_header(self, chosen: list[LoadedTokenizer], *, laid_out: bool = False) -> None:
         where = "workbench text" if self.sample == WORKBENCH else f"{self.sample} sample"
         title = "diff" if self.diff_shown else "compare"
-        parts: list[str | tuple[str, str]] = [(title, "bold"), f"  {where}  "]
-        for letter, loaded in zip(LETTERS, chosen):
-            parts += [(f" {letter} ", "bold reverse"), f" {loaded.shown_name}  "]
-        self.query_one("#compare-header", Static).update(Content.assemble(*parts))
+        parts: list[str | tuple[str, str] | Content] = [(title, "bold"), f"  {where}  "]
+        header = self.query_one("#compare-header", Static)
+        if not header.content_region.width and not laid_out:  # first shown: cut the names once it has a width
+            self.call_after_refresh(self._update_header, chosen, laid_out=True)
+        names = [Content(loaded.shown_name) for loaded in chosen]
+        rooms = name_rooms([name.cell_length for name in names], header.content_region.width - len(title + where) - 4)
+        for letter, name, room in zip(LETTERS, names, rooms):
+            shown = name.truncate(room - 1) + "…" if name.cell_length > room else name
+            parts += [(f" {letter} ", "bold reverse"), " ", shown, "  "]
+        header.update(Content.assemble(*parts))
 
     # -- worker and results ----------------------------------------------------------------------------
 

@@ -177,3 +177,17 @@ async def test_a_merge_of_long_tokens_is_told_in_a_few_lines(tmp_path: Path) -> 
         assert "=…" in top_lines[1] and "'…" in top_lines[2]
         assert screen.query_one("#stepper-top").size.height <= 5
         assert screen.query_one("#candidates").size.height >= 8
+
+
+async def test_compare_names_every_tokenizer_it_compares_within_80_columns() -> None:
+    # The header held the names whole and wrapped: with two long names B's went onto a second line the
+    # header has no room for, so nothing said which tokenizer B was.
+    first = LoadedTokenizer.from_model(trained_on(HINDI).model, name="日本語とヒンディー語のコーパスで学習したトークナイザー")
+    second = LoadedTokenizer.from_model(trained_on(SKIN_TONES).model, name="trained: samples (english + japanese) 1000")
+    app = make_app(session=session_with(first, second), start_mode="compare")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one("#compare-header", Static)
+        shown = header.render_line(0).text
+        assert " A  日本語と" in shown and " B  trained:" in shown
+        assert cell_width(shown) <= 78
