@@ -22,7 +22,7 @@ from rich.cells import get_character_cell_size
 from textual.content import Content, Span
 
 from bpe_tui.terminal_cells import measure_as_terminals
-from bpe_tui.text import GLYPHS, PRESENTATION_SELECTORS, escape_char, hex_bytes, is_split, subscript, token_pieces
+from bpe_tui.text import BASE_GLYPH, GLYPHS, PRESENTATION_SELECTORS, escape_char, hex_bytes, is_split, subscript, token_pieces
 
 measure_as_terminals()  # a Devanagari vowel sign takes a cell, as terminals draw it, before anything is measured
 
@@ -65,11 +65,6 @@ ESCAPE_STYLE = "italic #ffd75f"
 
 ID_STYLE = "#b8b8b8"
 """Foreground of inline token ids."""
-
-BASE_GLYPH = "◌"
-"""Drawn before a token that starts with a zero-width character (a combining mark such as Thai ``ั`` or
-Devanagari ``्``), as code charts show a lone mark: on its own it takes no cell and a terminal draws it on
-the character before it, so the token had no cell for its background or the cursor."""
 
 CURSOR_STYLE = "bold #000000 on #ffd75f"
 """The selected token: a colour outside every palette (256-colour 221, ANSI bright yellow), so it is never

@@ -27,6 +27,12 @@ GLYPHS = {" ": SPACE_GLYPH, "\n": NEWLINE_GLYPH, "\t": TAB_GLYPH}
 
 ELLIPSIS = "…"
 
+BASE_GLYPH = "◌"
+"""Drawn before a token that starts with a zero-width character (a combining mark such as Thai ``ั`` or
+Devanagari ``्``), as code charts show a lone mark: on its own it takes no cell and a terminal draws it on
+the character before it (in a table, on the gap before the column), so the token had no cell for its
+background or the cursor, and could not be seen for what it is."""
+
 _NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _QUOTED = {"\\": "\\\\", '"': '\\"'}
 # Control, format (zero-width, bidi overrides), private, surrogate and unassigned code points, and the
@@ -153,6 +159,8 @@ def _shown_units(token: bytes | str, glyphs: bool, quote: bool) -> list[str]:
                 units.append(f"\\u{ord(ch):04x}")  # blank like a space, or of no agreed width: say which
             else:
                 units.append(escape_char(ch) or ch)
+    if glyphs and isinstance(token, bytes) and units and units[0] == pieces[0][1][:1] and cell_width(units[0]) == 0:
+        units[0] = BASE_GLYPH + units[0]  # a token's lone mark; a character of a text (a str) stays on its letter
     return units
 
 
@@ -172,8 +180,9 @@ def escape_token(
     Args:
         token: the token's bytes, or a string (a special token, a pattern, a character of a text).
         glyphs: draw a space, newline and tab as ``·``, ``↵`` and ``→``, and other spaces and the
-            presentation selectors as their code point (``\\u3000``, ``❤\\ufe0f``), for people; otherwise a
-            space is itself, a newline and tab are ``\\n`` and ``\\t``, and the others are themselves.
+            presentation selectors as their code point (``\\u3000``, ``❤\\ufe0f``), and put a token (bytes)
+            that starts with a combining mark on a ``◌``, for people; otherwise a space is itself, a newline
+            and tab are ``\\n`` and ``\\t``, and the others are themselves.
         quote: put the result in double quotes, escaping ``"`` and ``\\`` inside, so that where a token
             starts and ends is never in doubt (for output that scripts read).
         limit: cut what is shown (quotes aside) to at most this many characters, ending in ``…``; an
@@ -185,6 +194,8 @@ def escape_token(
     "say \\"hi\\"\\n"
     >>> escape_token("あ" * 50, limit=5), escape_token(b"\\x07" * 9, limit=6)
     ('ああああ…', '\\\\x07…')
+    >>> escape_token("\u094d".encode()), escape_token("\u0915\u094d".encode())  # a lone virama sits on ◌
+    ('◌्', 'क्')
     """
     units = _shown_units(token, glyphs, quote)
     if limit is not None and sum(map(len, units)) > limit:

@@ -191,3 +191,19 @@ async def test_compare_names_every_tokenizer_it_compares_within_80_columns() -> 
         shown = header.render_line(0).text
         assert " A  日本語と" in shown and " B  trained:" in shown
         assert cell_width(shown) <= 78
+
+
+async def test_a_lone_combining_mark_in_the_vocabulary_sits_on_a_dotted_circle() -> None:
+    # A token that is a lone virama (्) was drawn on the gap before the token column: no cell of its own,
+    # nothing the cursor could show, and it could not be seen for what it was.
+    app = ViewsApp(InspectorScreen, session_with(trained_on(HINDI)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        app.screen.query_one(Input).value = "e0 a5 8d"  # the virama's bytes
+        await pilot.pause(0.3)
+        await settle(pilot)
+        table = app.screen.query_one(VocabTable)
+        rows = [table.render_line(y).text for y in range(1, table.row_count + 1)]
+        lone = [row for row in rows if row.split()[1:2] == ["◌\u094d"]]
+        assert len(lone) == 1 and cell_width(lone[0]) == cell_width(table.render_line(0).text)
