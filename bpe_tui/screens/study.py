@@ -93,7 +93,7 @@ class StudyScreen(PaneScreen):
 
     DEFAULT_CSS = """
     StudyScreen {
-        #study-header { height: 1; padding: 0 1; background: $panel; }
+        #study-header { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
         #study-form { height: 1; margin: 0 1; }
         #study-form Static { width: auto; }
         #study-sizes { width: 1fr; }

@@ -207,3 +207,15 @@ async def test_a_lone_combining_mark_in_the_vocabulary_sits_on_a_dotted_circle()
         rows = [table.render_line(y).text for y in range(1, table.row_count + 1)]
         lone = [row for row in rows if row.split()[1:2] == ["◌\u094d"]]
         assert len(lone) == 1 and cell_width(lone[0]) == cell_width(table.render_line(0).text)
+
+
+async def test_the_study_header_names_a_long_corpus(tmp_path: Path) -> None:
+    # The header wrapped before a name longer than the rest of its line, onto a second line it has no room
+    # for: it read "study  corpus:" and nothing more.
+    corpus = tmp_path / ("青空文庫の作品を集めたコーパス_" * 3 + ".txt")
+    corpus.write_text("日本語の文。\n", encoding="utf-8")
+    app = make_app(session=make_session(corpus), start_mode="study")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = app.screen.query_one("#study-header", Static).render_line(0).text
+        assert shown.startswith("study  corpus: 青空文庫の作品を集めた") and shown.endswith("…")
