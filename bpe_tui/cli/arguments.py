@@ -225,7 +225,7 @@ def warn_unused_record_options(
         shards = open_corpus(corpus).shards
     except BPEError:
         return  # the command says what is wrong with the corpus
-    if any(shard.kind in ("jsonl", "parquet") for shard in shards):
+    if any(shard.kind in ("jsonl", "parquet", "arrow") for shard in shards):
         return
     print(f"bpe-tui {command}: warning: {' and '.join(given)} {'is' if len(given) == 1 else 'are'} for JSON "
           f"lines and Parquet records, and {shown_path(corpus)} holds plain text only: "

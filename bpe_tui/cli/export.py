@@ -51,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "export",
         help="encode a corpus to a .npy array of token ids",
         description="Encode CORPUS with TOKENIZER into a .npy file (uint16 when ids fit, else uint32), "
-        "in parallel; the ids equal encoding the whole file at once. A corpus of shards (.jsonl, .parquet, "
+        "in parallel; the ids equal encoding the whole file at once. A corpus of shards (.jsonl, .parquet, .arrow, "
         "compressed, a folder or a quoted glob) gives the ids of its documents joined by the tokenizer's "
         "first special token, as in one text file. Beside it, IDS.npy.json records the tokenizer's "
         "fingerprint and the corpus (bpe-tui verify checks them). An existing output file is only replaced "

@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> None:
         help="train a byte-level (or, with --base chars, character-level) BPE tokenizer on a corpus",
         description=(
             "Train a byte-level BPE tokenizer (Stanford CS336 semantics) on a UTF-8 text file, or on shards "
-            "(.txt, .jsonl, .parquet, each maybe .gz/.bz2/.xz/.zst) in a folder or a quoted glob, and save it "
+            "(.txt, .jsonl, .parquet, .arrow, each maybe .gz/.bz2/.xz/.zst) in a folder or a quoted glob, and save it "
             "in bpe-tui's JSON format. Each record, and each shard, is a document of its own. Progress goes to stderr: a live display on a terminal, plain lines "
             "otherwise. Nothing is written if training fails or is interrupted. Existing output files are "
             "only replaced with --force, and the corpus never is."

@@ -16,6 +16,7 @@ options: there is no next record to go on to, or none would be read.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -97,8 +98,9 @@ def shard_documents(shard: Shard, options: ReadOptions, skipped: SkippedRecords)
     >>> list(shard_documents(Shard(str(path), "jsonl", None, 0), ReadOptions(), SkippedRecords()))
     [('hi', False), ('there', False)]
     """
-    if shard.kind == "parquet":
-        yield from ((text, False) for text in _parquet_rows(shard, options, skipped))
+    if shard.kind in ("parquet", "arrow"):
+        rows = _parquet_rows if shard.kind == "parquet" else _arrow_rows
+        yield from ((text, False) for text in rows(shard, options, skipped))
         return
     with shard_bytes(shard) as stream:
         if shard.kind == "jsonl":
@@ -190,44 +192,77 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
             schema = table.schema_arrow
         except (pyarrow.ArrowException, OSError) as error:
             raise CorpusError(f"{shard.shown}: not a readable Parquet file ({error}); check the shard") from None
-        if name not in schema.names:
-            columns = ", ".join(repr(column) for column in schema.names[:8]) or "none"
-            raise CorpusError(
-                f"{shard.shown}: no column {name!r} (columns: {columns:.200}); "
-                "set the text field to the column holding the text"
-            )
-        if schema.names.count(name) > 1:  # pyarrow writes such files; it cannot tell which one is meant
-            raise CorpusError(
-                f"{shard.shown}: {schema.names.count(name)} columns are named {name!r}; write the file again "
-                "with one, or set the text field to another column"
-            )
-        kind = schema.field(name).type
-        value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
-        # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds
-        # records all the same: none in an empty shard, else null ones, bad records as in a string column.
-        # Bytes (a string column written without Parquet's UTF-8 annotation, as old Hive and Impala did)
-        # are decoded as a text shard's bytes are.
-        binary = (pyarrow.types.is_binary(value_kind) or pyarrow.types.is_large_binary(value_kind)
-                  or pyarrow.types.is_binary_view(value_kind))
-        if not (binary or pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
-                or pyarrow.types.is_string_view(value_kind) or pyarrow.types.is_null(value_kind)):
-            raise CorpusError(
-                f"{shard.shown}: column {name!r} holds {kind}, not strings; "
-                "set the text field to the column holding the text"
-            )
-        row = 0
+        _text_column(schema, name, shard, pyarrow)
+        batches = (batch.column(0) for batch in table.iter_batches(batch_size=_batch_rows(table, name), columns=[name]))
+        yield from _column_rows(batches, "Parquet", shard, options, skipped, pyarrow)
+
+
+def _arrow_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
+    """The rows of an Arrow IPC shard: a Hugging Face ``datasets`` cache or ``save_to_disk`` ``.arrow`` file (the
+    stream format), or a ``.feather`` / IPC file, which is a stream behind 8 bytes of magic, with a footer."""
+    require("pyarrow", f"{shard.shown}: an Arrow shard")
+    import pyarrow
+    import pyarrow.ipc
+
+    with shard_bytes(shard) as stream:
         try:
-            for batch in table.iter_batches(batch_size=_batch_rows(table, name), columns=[name]):
-                for value in _column_bytes(batch.column(0), pyarrow):
-                    row += 1
-                    try:
-                        if value is not None:
-                            value = _utf8_value(value, name, options.errors)
-                        yield _text_value(value, name, options.errors)
-                    except BadRecord as bad:
-                        _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
-        except pyarrow.ArrowException as error:
-            raise CorpusError(f"{shard.shown}: Parquet data after row {row} cannot be read ({error}); check the shard") from None
+            head = stream.read(8)
+            if head != b"ARROW1\0\0":
+                stream = _Prefixed(stream, head)  # type: ignore[assignment]
+            reader = pyarrow.ipc.open_stream(stream)
+        except (pyarrow.ArrowException, OSError) as error:
+            raise CorpusError(f"{shard.shown}: not a readable Arrow file ({error}); check the shard") from None
+        index = _text_column(reader.schema, options.text_field, shard, pyarrow)
+        yield from _column_rows((batch.column(index) for batch in reader), "Arrow", shard, options, skipped, pyarrow)
+
+
+def _text_column(schema: Any, name: str, shard: Shard, pyarrow: Any) -> int:
+    """The index of the text column ``name`` in ``schema``, checked to hold text; a CorpusError otherwise."""
+    if name not in schema.names:
+        columns = ", ".join(repr(column) for column in schema.names[:8]) or "none"
+        raise CorpusError(
+            f"{shard.shown}: no column {name!r} (columns: {columns:.200}); "
+            "set the text field to the column holding the text"
+        )
+    if schema.names.count(name) > 1:  # pyarrow writes such files; it cannot tell which one is meant
+        raise CorpusError(
+            f"{shard.shown}: {schema.names.count(name)} columns are named {name!r}; write the file again "
+            "with one, or set the text field to another column"
+        )
+    kind = schema.field(name).type
+    value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
+    # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds
+    # records all the same: none in an empty shard, else null ones, bad records as in a string column.
+    # Bytes (a string column written without Parquet's UTF-8 annotation, as old Hive and Impala did)
+    # are decoded as a text shard's bytes are.
+    binary = (pyarrow.types.is_binary(value_kind) or pyarrow.types.is_large_binary(value_kind)
+              or pyarrow.types.is_binary_view(value_kind))
+    if not (binary or pyarrow.types.is_string(value_kind) or pyarrow.types.is_large_string(value_kind)
+            or pyarrow.types.is_string_view(value_kind) or pyarrow.types.is_null(value_kind)):
+        raise CorpusError(
+            f"{shard.shown}: column {name!r} holds {kind}, not strings; "
+            "set the text field to the column holding the text"
+        )
+    return schema.get_field_index(name)
+
+
+def _column_rows(columns: Iterator[Any], what: str, shard: Shard, options: ReadOptions, skipped: SkippedRecords,
+                 pyarrow: Any) -> Iterator[str]:
+    """The text of each row of the text column, batch by batch; bad rows skipped or stopped on, as options say."""
+    name = options.text_field
+    row = 0
+    try:
+        for column in columns:
+            for value in _column_bytes(column, pyarrow):
+                row += 1
+                try:
+                    if value is not None:
+                        value = _utf8_value(value, name, options.errors)
+                    yield _text_value(value, name, options.errors)
+                except BadRecord as bad:
+                    _skip_or_stop(f"{shard.shown}: row {row}: {bad}", "row", shard, options, skipped)
+    except pyarrow.ArrowException as error:
+        raise CorpusError(f"{shard.shown}: {what} data after row {row} cannot be read ({error}); check the shard") from None
 
 
 def _batch_rows(table: Any, name: str) -> int:
@@ -254,6 +289,23 @@ def _column_bytes(column: Any, pyarrow: Any) -> list[bytes | None]:
     if as_bytes is not None:
         column = column.view(as_bytes)  # the same buffers, read as bytes
     return column.to_pylist()
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream with the 8 bytes already read from it put back in front."""
+
+    def __init__(self, stream: Any, head: bytes) -> None:
+        self._stream, self._head = stream, head
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n], self._head = self._head[:n], self._head[n:]
+            return n
+        return self._stream.readinto(buffer)
 
 
 class _ParquetSource:

@@ -1,7 +1,8 @@
 """Finding a corpus's shards: one file, every shard in a folder, or every file a glob matches.
 
 A shard's format comes from its name: ``.txt``/``.text`` (plain text), ``.jsonl``/``.json``/``.ndjson``
-(JSON lines, one record a line), ``.parquet``/``.pq``, each optionally followed by ``.gz``, ``.bz2``,
+(JSON lines, one record a line), ``.parquet``/``.pq``, ``.arrow``/``.feather`` (Arrow IPC, as Hugging Face
+``datasets`` caches and saves), each optionally followed by ``.gz``, ``.bz2``,
 ``.xz`` or ``.zst``. A file named on its own, or matched by a glob, with any other name is read as plain
 text, as ``train`` always has. In a folder (searched recursively, in sorted order so every run sees the
 shards in the same order) other files are left out and counted, so a ``README.md``, a Spark
@@ -37,19 +38,20 @@ from core.errors import CorpusError
 from core.train.events import EVENTS_FORMAT
 from core.input_files import check_regular_file, os_problem, shown_path
 
-ShardKind = Literal["text", "jsonl", "parquet"]
+ShardKind = Literal["text", "jsonl", "parquet", "arrow"]
 
 KIND_OF_SUFFIX: dict[str, ShardKind] = {
     ".txt": "text", ".text": "text",
     ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl",
     ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "arrow", ".feather": "arrow",
 }
 """Shard formats by file suffix (compared in lower case)."""
 
 COMPRESSIONS = {".gz": "gz", ".bz2": "bz2", ".xz": "xz", ".zst": "zst"}
 """Compression by the file's last suffix (compared in lower case)."""
 
-SHARD_NAMES = ".txt, .jsonl, .json or .parquet, optionally .gz, .bz2, .xz or .zst"
+SHARD_NAMES = ".txt, .jsonl, .json, .parquet or .arrow, optionally .gz, .bz2, .xz or .zst"
 """The shard names a folder is searched for, as messages say them."""
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
@@ -61,6 +63,11 @@ _PART_FILE = re.compile(r"part-(?:[mr]-)?[0-9]+(?:-[0-9a-z-]+)?(?:\.c[0-9]+)?")
 _EVENTS_START = f'{{"event": "start", "format": "{EVENTS_FORMAT}"'.encode()
 """How an events file's first line starts (``bpe_tui.cli.train_events`` writes its keys in this order)."""
 
+
+HF_METADATA = frozenset({"dataset_info.json", "dataset_infos.json", "dataset_dict.json", "state.json"})
+"""What Hugging Face ``datasets`` writes beside a dataset's ``.arrow`` files (``save_to_disk``, its cache) or in a
+dataset repository: JSON, on one line at times, and never documents. A folder search leaves them out, as it
+leaves out the cache's ``cache-*.arrow`` files, copies of the dataset made by ``map`` and ``filter``."""
 
 SIDECAR_SUFFIX = ".npy.json"
 """The end of an id array's sidecar's name (:mod:`core.export.sidecar`), which is never a shard."""
@@ -263,6 +270,7 @@ def _folder(folder: str) -> Corpus:
             kind, compression = shard_format(name)
             path = os.path.join(root, name)
             if (kind is None or name.startswith((".", "_")) or name in tokenizer
+                    or (kind == "arrow" and name.startswith("cache-"))
                     or (kind == "jsonl" and not compression and _not_records(path) is not None)):
                 ignored += 1
                 if kind is None and not name.startswith((".", "_")) and not name.lower().endswith(SIDECAR_SUFFIX):
@@ -345,6 +353,8 @@ def _not_records(path: str) -> str | None:
     A ``.json`` whose first line is a bare ``{`` is one object written over several lines (a tokenizer
     ``train`` saved among the shards, a ``dataset_infos.json``); an events file ``train --events`` wrote
     starts with a record of format :data:`~core.train.events.EVENTS_FORMAT`."""
+    if os.path.basename(path) in HF_METADATA:
+        return "the metadata of a Hugging Face dataset, not JSON lines of documents"
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None  # never opened: a FIFO would block; shard_of refuses it

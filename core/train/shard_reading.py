@@ -73,7 +73,7 @@ def text_bytes_guess(corpus: Corpus) -> int:
     >>> text_bytes_guess(Corpus("d", (Shard("a.txt", "text", None, 10), Shard("b.jsonl.gz", "jsonl", "gz", 10))))
     50
     """
-    return sum(shard.size if shard.plain_text or (shard.kind == "jsonl" and shard.compression is None)
+    return sum(shard.size if shard.plain_text or (shard.kind in ("jsonl", "arrow") and shard.compression is None)
                else COMPRESSION_GUESS * shard.size for shard in corpus.shards)
 
 

@@ -28,7 +28,7 @@ def unusable(kind: str, folder: Path) -> tuple[Path, str]:
         path = folder / "texts.txt"
         path.mkdir()
         # A folder is a corpus of shards; this one holds none.
-        return path, ("the folder holds no corpus shard (.txt, .jsonl, .json or .parquet, optionally .gz, .bz2, "
+        return path, ("the folder holds no corpus shard (.txt, .jsonl, .json, .parquet or .arrow, optionally .gz, .bz2, "
                       ".xz or .zst); give a folder of shards or a file")
     if kind == "gzip":  # the pane said 'not valid UTF-8 ...: training refuses it unless errors is replace'
         path = folder / "web.txt"

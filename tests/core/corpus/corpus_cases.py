@@ -59,8 +59,22 @@ def parquet_bytes(documents: list[str], column: str = "text", row_group_size: in
     return sink.getvalue()
 
 
+def arrow_bytes(documents: list[str], column: str = "text", batch_rows: int = 100) -> bytes:
+    """``documents`` as an Arrow IPC stream, as Hugging Face ``datasets`` writes its ``.arrow`` files."""
+    import io
+
+    import pyarrow
+    import pyarrow.ipc
+
+    table = pyarrow.table({column: pyarrow.array(documents, pyarrow.string()), "id": list(range(len(documents)))})
+    sink = io.BytesIO()
+    with pyarrow.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=batch_rows)
+    return sink.getvalue()
+
+
 def write_shard(folder: Path, name: str, documents: list[str]) -> Path:
-    """``documents`` as the shard ``name`` says (``a.jsonl.gz``, ``b.parquet``, ``c.txt.zst``...)."""
+    """``documents`` as the shard ``name`` says (``a.jsonl.gz``, ``b.parquet``, ``c.txt.zst``, ``d.arrow``...)."""
     path = folder / name
     parts = name.split(".")
     compression = parts[-1] if parts[-1] in ("gz", "bz2", "xz", "zst") else None
@@ -69,6 +83,8 @@ def write_shard(folder: Path, name: str, documents: list[str]) -> Path:
         data = jsonl_bytes(documents)
     elif kind == "parquet":
         data = parquet_bytes(documents)
+    elif kind == "arrow":
+        data = arrow_bytes(documents)
     else:
         data = joined_text(documents).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)

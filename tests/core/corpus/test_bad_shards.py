@@ -303,3 +303,22 @@ def test_a_dangling_link_among_the_shards_is_named_as_one(tmp_path: Path) -> Non
     (tmp_path / "corpus" / "loop.jsonl").symlink_to("loop.jsonl")
     (tmp_path / "corpus" / "b.jsonl").unlink()
     one_line_error(tmp_path / "corpus", "loop.jsonl: too many levels of symbolic links")
+
+
+def test_bad_arrow_shards_name_the_shard_and_the_row(tmp_path: Path) -> None:
+    import pyarrow
+    import pyarrow.ipc
+
+    def arrow(name: str, table: object) -> Path:
+        with pyarrow.ipc.new_stream(tmp_path / name, table.schema) as writer:  # type: ignore[attr-defined]
+            writer.write_table(table)
+        return tmp_path / name
+
+    nulls = arrow("nulls.arrow", pyarrow.table({"text": ["fine", None, "also fine"]}))
+    one_line_error(nulls, "nulls.arrow: row 2: the 'text' value is null, not a string", "skip bad records")
+    assert train_bpe(nulls, 300, [SPECIAL], workers=1, skip_bad_records=True) == reference.train(
+        f"fine{SPECIAL}also fine", 300, [SPECIAL])
+    one_line_error(arrow("ids.arrow", pyarrow.table({"input_ids": [[1, 2]]})),
+                   "ids.arrow: no column 'text' (columns: 'input_ids'); set the text field")
+    (tmp_path / "cut.arrow").write_bytes(nulls.read_bytes()[:100])
+    one_line_error(tmp_path / "cut.arrow", "cut.arrow: ", "check the shard")

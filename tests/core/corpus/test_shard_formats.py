@@ -20,7 +20,7 @@ from tests.core.corpus.corpus_cases import SPECIAL, joined_text, jsonl_bytes, sa
 FORMATS = [
     "docs.jsonl", "docs.json", "docs.jsonl.gz", "docs.jsonl.bz2", "docs.jsonl.xz", "docs.jsonl.zst",
     "docs.parquet", "docs.parquet.gz", "docs.parquet.zst", "docs.txt.gz", "docs.txt.bz2", "docs.txt.xz",
-    "docs.txt.zst",
+    "docs.txt.zst", "docs.arrow", "docs.arrow.zst",
 ]
 
 
@@ -380,3 +380,30 @@ def test_a_parquet_of_long_rows_is_read_a_few_rows_at_a_time(tmp_path: Path, mon
     shard = open_corpus(tmp_path / "books.parquet").shards[0]
     assert [text for text, _ in shard_documents(shard, ReadOptions(), SkippedRecords())] == documents
     assert len(sizes) == 1 and 5 <= sizes[0] <= 10
+
+
+def test_a_hugging_face_datasets_folder_of_arrow_files(tmp_path: Path) -> None:
+    """``save_to_disk`` and the ``datasets`` cache keep a dataset as ``.arrow`` files (Arrow IPC streams) beside
+    their metadata (one-line JSON at times) and ``cache-*.arrow`` copies made by ``map``: such a folder was
+    'no corpus shard', or its metadata a JSON-lines shard with no 'text' field. The dataset's own files are
+    read, as Parquet is; a .feather file (IPC file format) too."""
+    import pyarrow
+    import pyarrow.feather
+    import pyarrow.ipc
+
+    documents = sample_documents()
+    folder = tmp_path / "wiki" / "train"
+    write_shard(folder, "data-00000-of-00002.arrow", documents[:300])
+    write_shard(folder, "data-00001-of-00002.arrow", documents[300:])
+    (folder / "dataset_info.json").write_text('{"description": "", "features": {"text": {"dtype": "string"}}}')
+    (folder / "state.json").write_text('{"_data_files": [{"filename": "data-00000-of-00002.arrow"}]}')
+    (tmp_path / "wiki" / "dataset_dict.json").write_text('{"splits": ["train"]}')
+    with pyarrow.ipc.new_stream(folder / "cache-5f1d2c.arrow", pyarrow.schema([("input_ids", pyarrow.int32())])):
+        pass
+    corpus = open_corpus(tmp_path / "wiki")
+    assert [Path(s.path).name for s in corpus.shards] == ["data-00000-of-00002.arrow", "data-00001-of-00002.arrow"]
+    expected = reference.train(joined_text(documents), 330, [SPECIAL])
+    assert train_bpe(tmp_path / "wiki", 330, [SPECIAL], workers=1) == expected
+    table = pyarrow.table({"text": documents})
+    pyarrow.feather.write_feather(table, tmp_path / "docs.feather", compression="zstd")
+    assert train_bpe(tmp_path / "docs.feather", 330, [SPECIAL], workers=1) == expected
