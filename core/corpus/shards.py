@@ -69,6 +69,13 @@ HF_METADATA = frozenset({"dataset_info.json", "dataset_infos.json", "dataset_dic
 dataset repository: JSON, on one line at times, and never documents. A folder search leaves them out, as it
 leaves out the cache's ``cache-*.arrow`` files, copies of the dataset made by ``map`` and ``filter``."""
 
+NOT_TEXT = frozenset({
+    ".npy", ".npz", ".bin", ".idx", ".pt", ".pth", ".ckpt", ".safetensors", ".pkl", ".pickle", ".h5", ".zip",
+    ".tar", ".tgz", ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".png", ".jpg", ".jpeg", ".gif", ".pdf",
+})
+"""Suffixes of files no one would train on as text (arrays of ids, weights, archives, images): a folder search
+leaves them out without a note."""
+
 SIDECAR_SUFFIX = ".npy.json"
 """The end of an id array's sidecar's name (:mod:`core.export.sidecar`), which is never a shard."""
 
@@ -273,8 +280,10 @@ def _folder(folder: str) -> Corpus:
                     or (kind == "arrow" and name.startswith("cache-"))
                     or (kind == "jsonl" and not compression and _not_records(path) is not None)):
                 ignored += 1
-                if kind is None and not name.startswith((".", "_")) and not name.lower().endswith(SIDECAR_SUFFIX):
-                    unread[_suffix(name)] += 1
+                suffix = _suffix(name)
+                if (kind is None and not name.startswith((".", "_")) and suffix not in NOT_TEXT
+                        and not name.lower().endswith(SIDECAR_SUFFIX)):
+                    unread[suffix] += 1
                 continue
             found.append(path)
     # A file reached by several paths (a link such as latest.jsonl -> shard-0003.jsonl, or two snapshots of a

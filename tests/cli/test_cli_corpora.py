@@ -138,6 +138,7 @@ def test_files_a_folder_search_leaves_out_for_their_names_are_noted(tmp_path: Pa
     (repo / "README.md").write_text("# repo\n", encoding="utf-8")
     (repo / ".gitignore").write_text("*.pyc\n", encoding="utf-8")  # hidden: not worth a word
     (repo / "notes.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
+    (repo / "ids.npy").write_bytes(b"\x93NUMPY")  # no text: not worth a word either
     glob = repo / "**" / "*.py"
     note = f"note: left out 3 files of {repo} whose names are no shard's (2 .py, 1 .md); a quoted glob ('{glob}') reads such files as text"
     assert main(["train", str(repo), "--vocab-size", "260", "-o", str(tmp_path / "tok.json")]) == 0
