@@ -103,7 +103,7 @@ def _quoted(name: str) -> str:
 
 
 def _parquet_name(name: str) -> str:
-    for suffix in (".jsonl", ".json", ".ndjson", ".txt", ".text"):
+    for suffix in (".jsonl", ".json", ".ndjson", ".txt", ".text", ".arrow", ".feather"):
         if name.lower().endswith(suffix):
             return name[: -len(suffix)] + ".parquet"
     return name + ".parquet"

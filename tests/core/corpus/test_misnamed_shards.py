@@ -75,8 +75,9 @@ def test_a_shard_saved_decompressed_under_its_compressed_name(tmp_path: Path, co
     trains_to_the_reference(tmp_path / "web.jsonl")
 
 
-def test_parquet_under_a_json_lines_name(tmp_path: Path) -> None:
-    path = tmp_path / "train.jsonl"
+@pytest.mark.parametrize("suffix", [".jsonl", ".arrow"])
+def test_parquet_under_another_name(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"train{suffix}"
     path.write_bytes(parquet_bytes(DOCUMENTS))
     assert refused(path).endswith("holds Parquet data, though its name does not end in .parquet; "
                                   "rename it 'train.parquet'")
