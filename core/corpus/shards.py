@@ -200,9 +200,12 @@ def shard_of(path: str) -> Shard:
     kind, compression = shard_format(checked.name)
     if kind is None:
         kind = "text"
-    try:
-        with open(checked, "rb") as handle:
-            head = handle.read(HEAD_BYTES)
+    try:  # non-blocking, as check_regular_file's open: a FIFO put in the file's place since cannot hang it
+        fd = os.open(checked, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            head = os.pread(fd, HEAD_BYTES, 0) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        finally:
+            os.close(fd)
     except OSError:
         head = b""  # reading the shard will say what is wrong with it
     problem = content_problem(head, kind, compression, checked.name)
