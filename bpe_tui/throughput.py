@@ -11,7 +11,12 @@ import math
 import re
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from bpe_tui.text import format_duration, format_rate
+
+if TYPE_CHECKING:
+    from core.train.events import ShardsRead
 
 _UNITS = {
     "": 1, "b": 1,
@@ -100,6 +105,20 @@ def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds:
     if done < RATE_MIN_BYTES or phase_elapsed <= 0 or (phase_elapsed < settle_seconds and done < total):
         return None
     return done / phase_elapsed
+
+
+def text_rate(rate: float | None, shards: ShardsRead | None, stored: int) -> float | None:
+    """A reading ``rate`` in the corpus's stored bytes as a rate of its text, for a corpus of shards: the Pile's
+    825 GB are text, and a compressed or Parquet shard holds several times its size of it. ``stored`` bytes
+    have been read so far, holding ``shards.text_bytes`` of text; a text file (no shards) is its text.
+
+    >>> from core.train.events import ShardsRead
+    >>> text_rate(2.0, ShardsRead(1, 2, 10, 0, 1, text_bytes=400), 100), text_rate(2.0, None, 100)
+    (8.0, 2.0)
+    """
+    if rate is None or shards is None or not shards.text_bytes or stored <= 0:
+        return rate
+    return rate * shards.text_bytes / stored
 
 
 def training_estimate_line(bytes_per_second: float | None, *, read_over: bool = False) -> str:

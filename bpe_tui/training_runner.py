@@ -28,7 +28,7 @@ from core.train.events import MergeMade, PhaseProgress, ShardsRead, TrainingFini
 from core.train.memory import RSSProbe
 
 from bpe_tui.services import ProbeFactory, SourceFactory
-from bpe_tui.throughput import reading_rate
+from bpe_tui.throughput import reading_rate, text_rate
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.training_process import (
     MEASURE_MAX_CHARS,
@@ -291,7 +291,8 @@ class TrainingRunner:
             rss = probe.sample() or rss
             rate_now = read_rate
             if phase == "reading":
-                rate_now = reading_rate(done, total, now - phase_started, settle_seconds=READ_RATE_AFTER_SECONDS)
+                rate_now = text_rate(reading_rate(done, total, now - phase_started,
+                                                  settle_seconds=READ_RATE_AFTER_SECONDS), shards, done)
             yield self.Progressed(
                 number, phase, done, total, merges_done, now - started, now - phase_started, rss, probe.peak,
                 rate_now, shards,
@@ -315,7 +316,8 @@ class TrainingRunner:
                     if event.phase != phase:
                         now = clock()
                         if phase == "reading":
-                            read_rate = reading_rate(total, total, now - phase_started, settle_seconds=0.0)
+                            read_rate = text_rate(reading_rate(total, total, now - phase_started, settle_seconds=0.0),
+                                                  shards, total)
                         phase, phase_started = event.phase, now
                     done, total = event.done, event.total
                 elif isinstance(event, ShardsRead):

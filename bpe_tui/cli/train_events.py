@@ -74,7 +74,7 @@ def event_record(event: TrainingEvent) -> dict[str, Any]:
     >>> event_record(PhaseProgress("reading", 10, 20))
     {'event': 'phase', 'phase': 'reading', 'done': 10, 'total': 20}
     >>> event_record(ShardsRead(1, 4, 100, 0, 2))
-    {'event': 'shards', 'done': 1, 'total': 4, 'documents': 100, 'skipped': 0, 'workers': 2}
+    {'event': 'shards', 'done': 1, 'total': 4, 'documents': 100, 'skipped': 0, 'workers': 2, 'text_bytes': 0}
     """
     if isinstance(event, MergeMade):
         return {

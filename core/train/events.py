@@ -30,13 +30,16 @@ class PhaseProgress(NamedTuple):
 class ShardsRead(NamedTuple):
     """Reading a corpus of shards: ``done`` of ``total`` units of work (shards, or parts of large text
     shards) counted, ``documents`` found in them, ``skipped`` bad records, by ``workers`` processes or
-    cluster workers. Comes with each ``PhaseProgress`` of the reading phase of such a corpus."""
+    cluster workers, ``text_bytes`` of text in them (UTF-8; a compressed or Parquet shard holds several times
+    its size). Comes with each ``PhaseProgress`` of the reading phase of such a corpus, whose bytes are the
+    shards' own."""
 
     done: int
     total: int
     documents: int
     skipped: int
     workers: int
+    text_bytes: int = 0
 
 
 class MergeMade(NamedTuple):

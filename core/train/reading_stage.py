@@ -164,7 +164,7 @@ class ReadingStage:
         results: Iterator[ShardCount]
         counts: Counter[str] = Counter()
         finished: list[ShardCount] = []
-        done = documents = skipped = 0
+        done = documents = skipped = text_bytes = 0
         try:
             if self.dask is not None:
                 from core.train.dask_counting import DaskCounting  # here: only --dask needs dask
@@ -185,9 +185,10 @@ class ReadingStage:
                 done += result.size
                 documents += result.documents
                 skipped += result.skipped.count
+                text_bytes += result.text_bytes
                 if self._dask is not None:  # a cluster's workers come and go
                     workers = self._dask.workers
-                yield ShardsRead(len(finished), len(jobs), documents, skipped, workers)
+                yield ShardsRead(len(finished), len(jobs), documents, skipped, workers, text_bytes)
                 yield PhaseProgress("reading", done, size)
                 if self.cancelled:
                     return

@@ -64,6 +64,7 @@ class ShardCount:
     counts: dict[str, int]
     sha256: str
     skipped: SkippedRecords = field(default_factory=SkippedRecords)
+    text_bytes: int = 0
 
 
 def text_bytes_guess(corpus: Corpus) -> int:
@@ -113,10 +114,11 @@ def count_job(job: ShardJob) -> ShardCount:
     specials = special_token_pattern(options.special_tokens)
     counts: Counter[str] = Counter()
     pending: list[str] = []
-    documents = 0
+    documents = text_bytes = 0
     skipped = SkippedRecords()
     records = job.shard.kind != "text"
     for text, continues in _texts(job, skipped):
+        text_bytes += len(text.encode("utf-8", "surrogatepass"))
         pieces = [text] if specials is None else specials.split(text)
         # A record is one document; text is as many as special tokens cut it into (a part going on
         # from the previous one does not start one).
@@ -127,7 +129,7 @@ def count_job(job: ShardJob) -> ShardCount:
             counts.update(pending)
             pending.clear()
     counts.update(pending)
-    return ShardCount(job.index, job.shard.path, job.size, documents, dict(counts), _digest(job), skipped)
+    return ShardCount(job.index, job.shard.path, job.size, documents, dict(counts), _digest(job), skipped, text_bytes)
 
 
 def _texts(job: ShardJob, skipped: SkippedRecords):

@@ -42,7 +42,8 @@ def test_train_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
     shards = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()
               if '"shards"' in line]
     assert shards[0]["done"] == 0 and shards[-1] == {"event": "shards", "done": 2, "total": 2, "documents": 120,
-                                                    "skipped": 0, "workers": shards[-1]["workers"]}
+                                                    "skipped": 0, "workers": shards[-1]["workers"],
+                                                    "text_bytes": sum(len(d.encode()) for d in DOCUMENTS)}
 
 
 def test_an_events_file_written_into_the_corpus_folder_is_not_read_as_a_shard(
