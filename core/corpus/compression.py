@@ -3,8 +3,10 @@
 ``.gz``, ``.bz2`` and ``.xz`` use the standard library; ``.zst`` needs ``zstandard`` (the ``formats``
 extra). zstandard's own stream reader returns nothing, without an error, for a truncated frame, so
 ``.zst`` is read here frame by frame with a decompression object, and input that ends inside a frame is
-an error like a truncated ``.gz``. Files of several concatenated frames or members (``cat a.gz b.gz``,
-``pzstd``) are read whole, as the command-line tools read them.
+an error like a truncated ``.gz``; ``.xz`` too, so that the stream padding its format allows (NUL bytes
+between and after streams, which ``xz -d`` skips) is skipped rather than called a stream cut short. Files
+of several concatenated frames or members (``cat a.gz b.gz``, ``pzstd``) are read whole, as the
+command-line tools read them.
 """
 
 from __future__ import annotations
@@ -36,14 +38,23 @@ class TruncatedArchive(EOFError):
     """The compressed input ended inside a frame."""
 
 
-class ZstdStream(io.RawIOBase):
-    """A readable stream of the decompressed frames of a ``.zst`` file; a truncated last frame raises."""
+class FramedStream(io.RawIOBase):
+    """A readable stream of the decompressed frames of a ``.zst`` file, one after another; a truncated last
+    frame raises.
 
-    def __init__(self, raw: BinaryIO, shown: str) -> None:
-        zstandard = require("zstandard", f"{shown}: a .zst shard")
-        # Up to zstd's largest window (2 GiB), as 'zstd -d --long=31' reads: files compressed with --long for
-        # their size are valid, and the default limit (128 MiB) called them corrupt.
-        self._new = zstandard.ZstdDecompressor(max_window_size=1 << 31).decompressobj
+    With ``xz``, the streams of an ``.xz`` file, the NUL bytes of stream padding between and after them
+    skipped as ``xz -d`` skips them (Python's ``LZMAFile`` read padding as a stream cut short)."""
+
+    def __init__(self, raw: BinaryIO, shown: str, *, xz: bool = False) -> None:
+        if xz:
+            self._new = lzma.LZMADecompressor
+        else:
+            zstandard = require("zstandard", f"{shown}: a .zst shard")
+            # Up to zstd's largest window (2 GiB), as 'zstd -d --long=31' reads: files compressed with --long
+            # for their size are valid, and the default limit (128 MiB) called them corrupt.
+            self._new = zstandard.ZstdDecompressor(max_window_size=1 << 31).decompressobj
+        self._padding = b"\0" if xz else b""
+        self._format = "an xz stream" if xz else "a zstd frame"
         self._raw = raw
         self._frame = self._new()
         self._pending = b""
@@ -61,10 +72,14 @@ class ZstdStream(io.RawIOBase):
             data = self._raw.read(FEED_BYTES)
             if not data:
                 if self._in_frame:
-                    raise TruncatedArchive("the file ends inside a zstd frame")
+                    raise TruncatedArchive(f"the file ends inside {self._format}")
                 return 0
             out: list[bytes] = []
             while data:
+                if not self._in_frame and self._padding:
+                    data = data.lstrip(self._padding)
+                    if not data:
+                        break
                 self._in_frame = True
                 out.append(self._frame.decompress(data))
                 if not self._frame.eof:
@@ -110,10 +125,10 @@ def shard_bytes(shard: Shard) -> Iterator[BinaryIO]:
             with bz2.BZ2File(raw) as stream:
                 yield stream  # type: ignore[misc]
         elif shard.compression == "xz":
-            with lzma.LZMAFile(raw) as stream:
+            with io.BufferedReader(FramedStream(raw, shard.shown, xz=True), READ_BYTES) as stream:
                 yield stream  # type: ignore[misc]
         else:
-            with io.BufferedReader(ZstdStream(raw, shard.shown), READ_BYTES) as stream:
+            with io.BufferedReader(FramedStream(raw, shard.shown), READ_BYTES) as stream:
                 yield stream  # type: ignore[misc]
 
 

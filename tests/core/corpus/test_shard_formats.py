@@ -10,6 +10,7 @@ import pytest
 
 from core import reference
 from core.corpus import open_corpus
+from core.errors import CorpusError
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
 from core.corpus.text_stream import text_pieces
 from core.pretokenize.patterns import GPT2_PATTERN
@@ -241,7 +242,7 @@ def test_a_zst_read_that_expands_much_is_handed_on_without_copies(monkeypatch: p
 
     import zstandard
 
-    from core.corpus.compression import ZstdStream
+    from core.corpus.compression import FramedStream
 
     size = 32 << 20
 
@@ -261,7 +262,7 @@ def test_a_zst_read_that_expands_much_is_handed_on_without_copies(monkeypatch: p
             return OneBigFrame()
 
     monkeypatch.setattr(zstandard, "ZstdDecompressor", Decompressor)
-    stream = ZstdStream(io.BytesIO(b"one frame"), "big.txt.zst")
+    stream = FramedStream(io.BytesIO(b"one frame"), "big.txt.zst")
     block = bytearray(1 << 20)
     tracemalloc.start()
     try:
@@ -407,3 +408,20 @@ def test_a_hugging_face_datasets_folder_of_arrow_files(tmp_path: Path) -> None:
     table = pyarrow.table({"text": documents})
     pyarrow.feather.write_feather(table, tmp_path / "docs.feather", compression="zstd")
     assert train_bpe(tmp_path / "docs.feather", 330, [SPECIAL], workers=1) == expected
+
+
+def test_an_xz_shard_with_stream_padding_reads_as_xz_reads_it(tmp_path: Path) -> None:
+    """The .xz format allows NUL bytes of stream padding between and after streams ('xz -d' skips them);
+    read with LZMAFile, they were 'corrupt or truncated xz data (Compressed file ended before the
+    end-of-stream marker was reached)'. A stream cut short is still an error."""
+    import lzma
+
+    documents = sample_documents()
+    first, second = jsonl_bytes(documents[:300]), jsonl_bytes(documents[300:])
+    padded = lzma.compress(first) + b"\0" * 8 + lzma.compress(second) + b"\0" * 4
+    (tmp_path / "docs.jsonl.xz").write_bytes(padded)
+    assert train_bpe(tmp_path / "docs.jsonl.xz", 330, [SPECIAL], workers=1) == reference.train(
+        joined_text(documents), 330, [SPECIAL])
+    (tmp_path / "docs.jsonl.xz").write_bytes(lzma.compress(first) + lzma.compress(second)[:-9])
+    with pytest.raises(CorpusError, match="corrupt or truncated xz data .the file ends inside an xz stream."):
+        train_bpe(tmp_path / "docs.jsonl.xz", 330, [SPECIAL], workers=1)
