@@ -60,6 +60,7 @@ class FramedStream(io.RawIOBase):
         self._pending = b""
         self._start = 0  # of the bytes of _pending not yet returned
         self._in_frame = False  # bytes of the current frame have been fed
+        self._frames = 0  # frames read whole
 
     def readable(self) -> bool:
         return True
@@ -76,7 +77,7 @@ class FramedStream(io.RawIOBase):
                 return 0
             out: list[bytes] = []
             while data:
-                if not self._in_frame and self._padding:
+                if not self._in_frame and self._padding and self._frames:  # padding follows a stream only
                     data = data.lstrip(self._padding)
                     if not data:
                         break
@@ -86,6 +87,7 @@ class FramedStream(io.RawIOBase):
                     break
                 data = self._frame.unused_data  # the next frame's first bytes, if any
                 self._frame, self._in_frame = self._new(), False
+                self._frames += 1
             self._pending, self._start = b"".join(out), 0
         n = min(len(buffer), len(self._pending) - self._start)
         buffer[:n] = memoryview(self._pending)[self._start:self._start + n]
