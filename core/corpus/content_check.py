@@ -54,6 +54,8 @@ def content_problem(head: bytes, kind: str, compression: str | None, name: str) 
     >>> content_problem(b"\\x1f\\x8b\\x08\\x00rest", "jsonl", "gz", "a.jsonl.gz") is None
     True
     """
+    if head and not head.strip(b"\0"):  # a file made at its full size, which the download never filled
+        return "starts with nothing but NUL bytes (a download or copy cut short?); download it again"
     if head.startswith(LFS_POINTER):
         return "is a Git LFS pointer, not the file it stands for; fetch the files (git lfs pull in its repository)"
     found = compression_of(head)

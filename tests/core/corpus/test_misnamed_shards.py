@@ -134,3 +134,12 @@ def test_text_that_merely_starts_like_a_magic_number_is_text(tmp_path: Path) -> 
         path.write_text(text, encoding="utf-8")
         assert [shard.kind for shard in open_corpus(path).shards] == ["text"]
         assert train_bpe(path, 300, [], workers=1) == reference.train(text, 300, [])
+
+
+@pytest.mark.parametrize("name", ["web.jsonl.xz", "web.jsonl.gz", "web.parquet", "web.txt", "web.jsonl"])
+def test_a_shard_of_nul_bytes_is_a_download_cut_short(tmp_path: Path, name: str) -> None:
+    """A file made at its full size that a download never filled: an .xz of NUL bytes read as empty LZMA
+    streams, an empty shard, without a word; the others were 'corrupt', 'binary' or 'line 1: not JSON'."""
+    (tmp_path / name).write_bytes(b"\0" * 100_000)
+    assert refused(tmp_path / name, skip_bad_records=True).endswith(
+        "starts with nothing but NUL bytes (a download or copy cut short?); download it again")
