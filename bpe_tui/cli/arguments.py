@@ -199,7 +199,8 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     """The options of every command that reads a corpus of shards (JSON lines, Parquet)."""
     parser.add_argument(
         "--text-field", default="text", metavar="NAME",
-        help="the JSON field or Parquet column holding each record's text (default: text)",
+        help="the JSON field or Parquet/Arrow column holding each record's text; a.b is field b of an object "
+        "or struct in field a (default: text)",
     )
     parser.add_argument(
         "--skip-bad-records", action="store_true",

@@ -145,10 +145,19 @@ def _json_record(line: bytes, name: str, errors: str) -> str:
         raise BadRecord("nested deeper than Python's JSON reader goes (about 1,000 levels of arrays or objects)") from None
     if not isinstance(record, dict):
         raise BadRecord(f"a JSON {_JSON_TYPES.get(type(record), 'null')}, not an object with a {name!r} field")
-    if name not in record:
-        fields = ", ".join(repr(key) for key in list(record)[:8]) or "none"
-        raise BadRecord(f"no {name!r} field (fields: {fields:.200}); set the text field to the one holding the text")
-    return _text_value(record[name], name, errors)
+    if name in record:
+        return _text_value(record[name], name, errors)
+    value: Any = record
+    for part in name.split(".") if "." in name else ():  # meta.text: field text of the object in field meta
+        if not isinstance(value, dict) or part not in value:
+            break
+        value = value[part]
+    else:
+        if value is not record:
+            return _text_value(value, name, errors)
+    fields = ", ".join(repr(key) for key in list(record)[:8]) or "none"
+    nested = " (a.b for field b of an object in field a)" if any(isinstance(v, dict) for v in record.values()) else ""
+    raise BadRecord(f"no {name!r} field (fields: {fields:.200}); set the text field to the one holding the text{nested}")
 
 
 def _json_object(text: str) -> Any:
@@ -192,9 +201,10 @@ def _parquet_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -
             schema = table.schema_arrow
         except (pyarrow.ArrowException, OSError) as error:
             raise CorpusError(f"{shard.shown}: not a readable Parquet file ({error}); check the shard") from None
-        _text_column(schema, name, shard, pyarrow)
-        batches = (batch.column(0) for batch in table.iter_batches(batch_size=_batch_rows(table, name), columns=[name]))
-        yield from _column_rows(batches, "Parquet", shard, options, skipped, pyarrow)
+        path = _text_column(schema, name, shard, pyarrow)
+        batches = table.iter_batches(batch_size=_batch_rows(table, name), columns=[name])
+        columns = (_field(batch.column(batch.schema.get_field_index(path[0])), path, pyarrow) for batch in batches)
+        yield from _column_rows(columns, "Parquet", shard, options, skipped, pyarrow)
 
 
 def _arrow_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> Iterator[str]:
@@ -212,24 +222,41 @@ def _arrow_rows(shard: Shard, options: ReadOptions, skipped: SkippedRecords) -> 
             reader = pyarrow.ipc.open_stream(stream)
         except (pyarrow.ArrowException, OSError) as error:
             raise CorpusError(f"{shard.shown}: not a readable Arrow file ({error}); check the shard") from None
-        index = _text_column(reader.schema, options.text_field, shard, pyarrow)
-        yield from _column_rows((batch.column(index) for batch in reader), "Arrow", shard, options, skipped, pyarrow)
+        path = _text_column(reader.schema, options.text_field, shard, pyarrow)
+        index = reader.schema.get_field_index(path[0])
+        columns = (_field(batch.column(index), path, pyarrow) for batch in reader)
+        yield from _column_rows(columns, "Arrow", shard, options, skipped, pyarrow)
 
 
-def _text_column(schema: Any, name: str, shard: Shard, pyarrow: Any) -> int:
-    """The index of the text column ``name`` in ``schema``, checked to hold text; a CorpusError otherwise."""
-    if name not in schema.names:
+def _field(column: Any, path: tuple[str, ...], pyarrow: Any) -> Any:
+    """The text of a column: itself, or the field ``path[1:]`` of a struct column (null where the struct is)."""
+    if len(path) == 1:
+        return column
+    import pyarrow.compute
+
+    return pyarrow.compute.struct_field(column, list(path[1:]))
+
+
+def _text_column(schema: Any, name: str, shard: Shard, pyarrow: Any) -> tuple[str, ...]:
+    """Where the text column ``name`` is in ``schema``: its name, or a struct column's and the names of the
+    fields down to the text (``meta.text``: a nested field, as HF datasets and Spark write them), checked to
+    hold text; a CorpusError otherwise."""
+    path = (name,) if name in schema.names else _nested(schema, name, pyarrow)
+    if path is None:
         columns = ", ".join(repr(column) for column in schema.names[:8]) or "none"
+        nested = " (a.b for field b of a struct column a)" if any(pyarrow.types.is_struct(t) for t in schema.types) else ""
         raise CorpusError(
             f"{shard.shown}: no column {name!r} (columns: {columns:.200}); "
-            "set the text field to the column holding the text"
+            f"set the text field to the column holding the text{nested}"
         )
-    if schema.names.count(name) > 1:  # pyarrow writes such files; it cannot tell which one is meant
+    if schema.names.count(path[0]) > 1:  # pyarrow writes such files; it cannot tell which one is meant
         raise CorpusError(
-            f"{shard.shown}: {schema.names.count(name)} columns are named {name!r}; write the file again "
+            f"{shard.shown}: {schema.names.count(path[0])} columns are named {path[0]!r}; write the file again "
             "with one, or set the text field to another column"
         )
-    kind = schema.field(name).type
+    kind = schema.field(path[0]).type
+    for part in path[1:]:
+        kind = kind.field(part).type
     value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
     # A column of Arrow's null type (pandas writes an empty or all-None object column so) holds
     # records all the same: none in an empty shard, else null ones, bad records as in a string column.
@@ -243,7 +270,20 @@ def _text_column(schema: Any, name: str, shard: Shard, pyarrow: Any) -> int:
             f"{shard.shown}: column {name!r} holds {kind}, not strings; "
             "set the text field to the column holding the text"
         )
-    return schema.get_field_index(name)
+    return path
+
+
+def _nested(schema: Any, name: str, pyarrow: Any) -> tuple[str, ...] | None:
+    """``name`` split at dots into a struct column's name and fields down to a field, if it names one."""
+    parts = tuple(name.split("."))
+    if len(parts) < 2 or parts[0] not in schema.names:
+        return None
+    kind = schema.field(parts[0]).type if schema.names.count(parts[0]) == 1 else None
+    for part in parts[1:]:
+        if kind is None or not pyarrow.types.is_struct(kind) or kind.get_field_index(part) < 0:
+            return None
+        kind = kind.field(part).type
+    return parts
 
 
 def _column_rows(columns: Iterator[Any], what: str, shard: Shard, options: ReadOptions, skipped: SkippedRecords,

@@ -3,6 +3,7 @@ documents joined by ``<|endoftext|>`` in one text file, as the slow reference tr
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -428,3 +429,25 @@ def test_an_xz_shard_with_stream_padding_reads_as_xz_reads_it(tmp_path: Path) ->
     (tmp_path / "docs.jsonl.xz").write_bytes(b"\0" * 4096)  # padding with no stream: no xz file (xz -d agrees)
     with pytest.raises(CorpusError, match="starts with nothing but NUL bytes"):
         train_bpe(tmp_path / "docs.jsonl.xz", 330, [SPECIAL], workers=1)
+
+
+def test_a_text_field_nested_in_a_struct_or_an_object(tmp_path: Path) -> None:
+    """Text kept in a field of a struct column (Parquet, Arrow) or of an object (JSON lines), as in
+    {"meta": {"text": ...}}, could not be read: 'no column 'text' (columns: 'meta'); set the text field',
+    and no text field reached it. --text-field meta.text does; a null struct is a null record."""
+    import pyarrow
+    import pyarrow.parquet
+
+    documents = sample_documents()[:60]
+    rows = [{"text": document, "lang": "en"} for document in documents]
+    pyarrow.parquet.write_table(pyarrow.table({"meta": rows, "id": list(range(60))}), tmp_path / "s.parquet",
+                                row_group_size=7)
+    (tmp_path / "o.jsonl").write_text("".join(json.dumps({"meta": row}) + "\n" for row in rows), encoding="utf-8")
+    expected = reference.train(joined_text(documents), 300, [SPECIAL])
+    for name in ("s.parquet", "o.jsonl"):
+        assert train_bpe(tmp_path / name, 300, [SPECIAL], workers=1, text_field="meta.text") == expected
+        with pytest.raises(CorpusError, match=r"\(a\.b for field b of (a struct column|an object in field) a\)"):
+            train_bpe(tmp_path / name, 300, [SPECIAL], workers=1)
+    pyarrow.parquet.write_table(pyarrow.table({"meta": [rows[0], None]}), tmp_path / "s.parquet")
+    with pytest.raises(CorpusError, match="s.parquet: row 2: the 'meta.text' value is null"):
+        train_bpe(tmp_path / "s.parquet", 300, [SPECIAL], workers=1, text_field="meta.text")
