@@ -8,8 +8,11 @@ record, a corrupt archive), or that keeps killing workers, fails the run with it
 
 The address is a scheduler's (``tcp://HOST:8786``, any scheme Dask takes) or ``local[:N]``: a
 ``LocalCluster`` of N single-threaded worker processes on this machine, started and closed with the run.
-The workers read the shards by their paths, so on a real cluster the shards must sit on storage every
-worker sees at the same path (a shared file system), and the workers need bpe-tui installed.
+The workers read the shards by their absolute paths on this machine (a relative path means nothing in a
+worker's own working directory), so on a real cluster the shards must sit on storage every worker sees at
+the same path (a shared file system), and the workers need bpe-tui installed. A worker checks that it
+finds each shard there at the size seen here before it counts: one that cannot read it, or finds
+another file of that name, fails the run in one line instead of counting something else.
 
 ``dask[distributed]`` is the ``dask`` extra (``pip install 'bpe-tui[dask]'``); it is imported only here,
 and only when a run asks for a cluster.
@@ -18,15 +21,19 @@ and only when a run asks for a cluster.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import importlib.util
 import logging
+import os
 import re
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from core.errors import BPEError, SettingsError
+from core.corpus.shards import is_url
+from core.errors import BPEError, CorpusError, SettingsError
+from core.input_files import shown_path
 from core.limits import max_workers, workers_problem
 from core.train.shard_reading import ShardCount, ShardJob, count_job
 
@@ -175,7 +182,7 @@ class DaskCounting:
         client = self._client
         assert client is not None, "start() first"
         # pure=False: two runs over the same shard must both count it, not share a cached result.
-        self._futures = client.map(count_job, self.jobs, pure=False)
+        self._futures = client.map(count_on_worker, [for_workers(job) for job in self.jobs], pure=False)
         job_of = {future.key: job for future, job in zip(self._futures, self.jobs)}
         for future in distributed.as_completed(self._futures):
             if cancelled():
@@ -188,6 +195,7 @@ class DaskCounting:
                 raise BPEError(f"{job.shard.shown}: counting failed on the cluster ({type(error).__name__}: {error})")
             result = future.result()
             future.release()
+            result.shard = job_of[future.key].shard.path  # the path as given: the corpus digest is local training's
             self.workers = len(client.nthreads())
             yield result
 
@@ -201,6 +209,46 @@ class DaskCounting:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def for_workers(job: ShardJob) -> ShardJob:
+    """``job`` with its shard named by an absolute path: a worker's working directory is its own.
+
+    ``corpus/a.txt`` given here was opened relative to each worker's directory: on a cluster, a missing
+    file, or another file of that name counted in its place.
+
+    >>> from core.corpus.records import ReadOptions; from core.corpus.shards import Shard
+    >>> for_workers(ShardJob(0, Shard("a.txt", "text", None, 3), ReadOptions())).shard.path == os.path.abspath("a.txt")
+    True
+    """
+    if is_url(job.shard.path) or os.path.isabs(job.shard.path):
+        return job
+    return dataclasses.replace(job, shard=dataclasses.replace(job.shard, path=os.path.abspath(job.shard.path)))
+
+
+def count_on_worker(job: ShardJob) -> ShardCount:
+    """:func:`count_job` on a cluster's worker, once it has checked that it reads the shard this machine found.
+
+    Raises:
+        CorpusError: (one line) this worker cannot open the shard's path, or finds a file of another size
+            there (another machine's file of the same name would be counted silently in its place).
+    """
+    path = job.shard.path
+    if not is_url(path):
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+        except OSError as error:
+            raise CorpusError(
+                f"{shown_path(path)}: a Dask worker cannot read it ({error.strerror or error}); put the corpus "
+                "where every worker reaches it by this same path (a shared file system), or give a URL"
+            ) from None
+        if size != job.shard.size:
+            raise CorpusError(
+                f"{shown_path(path)}: a Dask worker finds another file there ({size:,} bytes, not the {job.shard.size:,} "
+                "seen here); put the same corpus at this path on every worker (a shared file system), or give a URL"
+            )
+    return count_job(job)
 
 
 def _unreachable(address: str, error: BaseException) -> SettingsError:

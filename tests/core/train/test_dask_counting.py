@@ -89,6 +89,41 @@ def test_a_job_that_fails_otherwise_is_named_by_its_shard(tmp_path: Path, thread
         train_bpe(corpus, 300, [SPECIAL], dask="local:1")
 
 
+def test_the_workers_open_the_shards_by_absolute_paths(tmp_path: Path, threaded: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative corpus path was sent as it was given: each worker opened it in its own working directory,
+    so a worker elsewhere counted another file of that name (a silently different model) or none."""
+    make_corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    opened: list[str] = []
+    real = dask_counting.count_job
+    monkeypatch.setattr(dask_counting, "count_job", lambda job: (opened.append(job.shard.path), real(job))[1])
+    run = TrainingRun("corpus", 330, [SPECIAL], dask="local:2")
+    list(run.events())
+    assert sorted(opened) == sorted(str(path) for path in (tmp_path / "corpus").iterdir())
+    local = TrainingRun("corpus", 330, [SPECIAL], workers=1)
+    list(local.events())
+    assert (run.result().merges, run._corpus_sha256) == (local.result().merges, local._corpus_sha256)
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda path: path.unlink(), r"a Dask worker cannot read it \(No such file or directory\); put the corpus "
+                                 r"where every worker reaches it by this same path \(a shared file system\), or give a URL"),
+    (lambda path: path.write_bytes(path.read_bytes() + b"more"),
+     r"a Dask worker finds another file there \([\d,]+ bytes, not the [\d,]+ seen here\); put the same corpus at "
+     r"this path on every worker \(a shared file system\), or give a URL"),
+])
+def test_a_worker_that_does_not_find_the_shard_seen_here_fails_the_run(tmp_path: Path, threaded: None,
+                                                                       change, problem: str) -> None:
+    """A worker on another machine may find nothing at the path, or another file: that was counted in its
+    place, silently. The shard is changed once the corpus is opened, as a worker elsewhere would see it."""
+    corpus = make_corpus(tmp_path)
+    run = TrainingRun(corpus, 330, [SPECIAL], dask="local:1")
+    change(corpus / "e.txt")
+    with pytest.raises(CorpusError, match=rf"^{re.escape(str(corpus / 'e.txt'))}: {problem}$"):
+        list(run.events())
+
+
 def test_ctrl_c_cancels_the_clusters_tasks_and_closes_it(tmp_path: Path, threaded: None,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """One shard's job waits until the test ends; Ctrl-C comes once another has been counted."""
