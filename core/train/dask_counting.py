@@ -27,6 +27,7 @@ import importlib.util
 import logging
 import os
 import re
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -50,6 +51,13 @@ CONNECT_TIMEOUT = 10.0
 HANDSHAKE_SECONDS = 5.0
 """Seconds beyond :data:`CONNECT_TIMEOUT` an address has to answer as a Dask scheduler. Dask's own handshake waits for ever, so a
 port that accepts and never speaks Dask (the dashboard's 8787, any other server) hung the run."""
+
+POLL_SECONDS = 0.5
+"""Longest wait for a job's result before the run looks at its cancellation and the cluster's workers."""
+
+NO_WORKERS_SECONDS = 60.0
+"""Seconds a cluster may have no worker at all before the run gives up (workers may join late, but a
+scheduler alone, or one whose workers all quit, waited for ever)."""
 
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 """The address schemes Dask's scheduler listens on (``inproc`` reaches only this process)."""
@@ -136,6 +144,8 @@ class DaskCounting:
 
     def __init__(self, address: str, jobs: list[ShardJob], default_workers: int = 2) -> None:
         self.address, self.local_workers = parse_address(address, default_workers)
+        self.given = address
+        """The address as given (``local:2``, say), for messages."""
         self.jobs = jobs
         self.workers = 0
         """Workers the cluster had at the last look (shown with the progress)."""
@@ -143,6 +153,8 @@ class DaskCounting:
         self._cluster: Any = None
         self._client: Any = None
         self._futures: list[Any] = []
+        self._quieted: dict[logging.Logger, int] = {}
+        """Dask's loggers silenced for the run, with the levels to put back."""
 
     def start(self) -> int:
         """Start the local cluster or connect to the scheduler; returns the number of workers.
@@ -163,6 +175,7 @@ class DaskCounting:
             self._client = distributed.Client(self._cluster)
         else:
             _check_scheduler(distributed, self.address)
+            self._quieted = _quiet_dask_logs()
             try:
                 self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
@@ -184,20 +197,50 @@ class DaskCounting:
         # pure=False: two runs over the same shard must both count it, not share a cached result.
         self._futures = client.map(count_on_worker, [for_workers(job) for job in self.jobs], pure=False)
         job_of = {future.key: job for future, job in zip(self._futures, self.jobs)}
-        for future in distributed.as_completed(self._futures):
+        completed = distributed.as_completed(self._futures)
+        workerless_since: float | None = None
+        while not completed.is_empty():
+            if not completed.has_ready():
+                # Wait a little at a time: a Ctrl-C in the app, a cluster left without workers, are seen.
+                with completed.thread_condition:
+                    completed.thread_condition.wait(timeout=POLL_SECONDS)
+                if cancelled():
+                    return
+                self.workers = self._worker_count()
+                if self.workers:
+                    workerless_since = None
+                elif workerless_since is None:
+                    workerless_since = time.monotonic()
+                if workerless_since is not None and time.monotonic() - workerless_since >= NO_WORKERS_SECONDS:
+                    raise BPEError(
+                        f"--dask {self.given}: the cluster has had no workers for {NO_WORKERS_SECONDS:g} s; "
+                        + (f"start some with 'dask worker {self.address}' (a worker that quits as it is given a job "
+                           "lacks bpe-tui, or runs another version of it)" if self.address is not None
+                           else "its worker processes all quit; train again, with fewer workers or more memory")
+                    )
+                continue
+            future = next(completed)
             if cancelled():
                 return
+            if future.status == "cancelled":  # not by this run: close() cancels only after the last look
+                raise BPEError(
+                    f"--dask {self.given}: the cluster dropped the run's jobs (its scheduler went away, or "
+                    "another client cancelled them); check the scheduler and train again"
+                )
             if future.status == "error":
-                error = future.exception()
-                if isinstance(error, BPEError):
-                    raise error
-                job = job_of[future.key]
-                raise BPEError(f"{job.shard.shown}: counting failed on the cluster ({type(error).__name__}: {error})")
+                raise _job_failed(job_of[future.key], future.exception())
             result = future.result()
             future.release()
             result.shard = job_of[future.key].shard.path  # the path as given: the corpus digest is local training's
-            self.workers = len(client.nthreads())
+            self.workers = self._worker_count()
             yield result
+
+    def _worker_count(self) -> int:
+        """The cluster's workers now, or as last seen if the scheduler does not answer."""
+        try:
+            return len(self._client.nthreads())
+        except Exception:  # noqa: BLE001 - a scheduler gone away: the jobs' cancellation says so
+            return self.workers
 
     def close(self) -> None:
         """Cancel the jobs still queued or running on the cluster, disconnect, and stop a local cluster."""
@@ -209,6 +252,33 @@ class DaskCounting:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+        for logger, level in self._quieted.items():
+            logger.setLevel(level)
+        self._quieted = {}
+
+
+def _quiet_dask_logs() -> dict[logging.Logger, int]:
+    """Silence Dask's loggers (``distributed`` and those under it that its config gives levels of their
+    own); returns their levels as they were. A scheduler lost mid-run was logged as tracebacks on stderr
+    above the run's own one line."""
+    names = ["distributed"] + [name for name in logging.root.manager.loggerDict if name.startswith("distributed.")]
+    levels = {logging.getLogger(name): logging.getLogger(name).level for name in names}
+    for logger in levels:
+        logger.setLevel(logging.CRITICAL + 1)
+    return levels
+
+
+def _job_failed(job: ShardJob, error: BaseException) -> BPEError:
+    """The one line for a job that raised on the cluster: its own error, or one naming its shard."""
+    if isinstance(error, BPEError):
+        return error
+    said = " ".join(str(error).split())  # Dask's own messages run over several lines
+    if "deserializ" in said:  # the scheduler or a worker could not unpickle the job
+        return BPEError(
+            f"{job.shard.shown}: the cluster could not load bpe-tui's counting job ({type(error).__name__}); "
+            "install the same bpe-tui as here on the scheduler and every worker"
+        )
+    return BPEError(f"{job.shard.shown}: counting failed on the cluster ({type(error).__name__}: {said})")
 
 
 def for_workers(job: ShardJob) -> ShardJob:

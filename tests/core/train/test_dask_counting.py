@@ -160,6 +160,83 @@ def test_ctrl_c_cancels_the_clusters_tasks_and_closes_it(tmp_path: Path, threade
     assert run._dask is None and run.merges == []
 
 
+@pytest.fixture
+def workerless_scheduler():
+    """The address of a scheduler (threads of this process) that has no worker."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=0, processes=False, protocol="tcp://", dashboard_address=":0")
+    yield cluster.scheduler_address
+    cluster.close()
+
+
+def test_a_cluster_without_workers_fails_the_run_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             workerless_scheduler: str) -> None:
+    """A scheduler alone, or one whose workers all quit (a worker without bpe-tui quits as it is given a
+    job), waited for ever; workers may join late, so the run waits NO_WORKERS_SECONDS first."""
+    monkeypatch.setattr(dask_counting, "NO_WORKERS_SECONDS", 0.0)
+    monkeypatch.setattr(dask_counting, "POLL_SECONDS", 0.01)
+    address = workerless_scheduler
+    with pytest.raises(BPEError, match=rf"^--dask {address}: the cluster has had no workers for 0 s; start some "
+                                       rf"with 'dask worker {address}' \(a worker that quits as it is given a job "
+                                       r"lacks bpe-tui, or runs another version of it\)$"):
+        train_bpe(make_corpus(tmp_path), 300, [], dask=address)
+
+
+def test_jobs_dropped_by_the_cluster_fail_the_run_in_one_line(tmp_path: Path, threaded: None,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler lost mid-run cancels the client's jobs: a FutureCancelledError traceback (and Dask's
+    own, logged). Here the held job is cancelled as another client, or a lost scheduler, would."""
+    corpus = make_corpus(tmp_path)
+    RELEASE.clear()
+    monkeypatch.setattr(dask_counting, "count_job", held_count)
+    run = TrainingRun(corpus, 300, [SPECIAL], dask="local:2")
+    try:
+        with pytest.raises(BPEError, match=r"^--dask local:2: the cluster dropped the run's jobs \(its scheduler "
+                                           r"went away, or another client cancelled them\); check the scheduler "
+                                           r"and train again$"):
+            for event in run.events():
+                if isinstance(event, ShardsRead) and event.done == 1:
+                    run._dask._client.cancel(run._dask._futures)  # the held job's too: it cannot have ended
+                    RELEASE.set()  # its thread may end now (closing the cluster waits for it)
+    finally:
+        RELEASE.set()
+
+
+@pytest.mark.parametrize(("error", "line"), [
+    (RuntimeError("Error during deserialization of the task graph. This frequently\noccurs if the Scheduler and "
+                  "Client have different environments.\n"),
+     "e.txt: the cluster could not load bpe-tui's counting job (RuntimeError); install the same bpe-tui as here "
+     "on the scheduler and every worker"),
+    (ValueError("one\n  two\n"), "e.txt: counting failed on the cluster (ValueError: one two)"),
+])
+def test_what_dask_says_is_one_line(error: Exception, line: str) -> None:
+    """A scheduler with another bpe-tui (or none) could not unpickle the job: Dask's four lines came out
+    with their newlines escaped inside the run's one line."""
+    from core.corpus.records import ReadOptions
+    from core.corpus.shards import Shard
+    from core.train.shard_reading import ShardJob
+
+    job = ShardJob(0, Shard("e.txt", "text", None, 3), ReadOptions())
+    assert str(dask_counting._job_failed(job, error)) == line
+
+
+def test_dask_logs_are_quiet_during_a_run_and_restored_after() -> None:
+    """Dask's client logged a lost scheduler as tracebacks above the run's one line; its config gives
+    ``distributed.client`` a level of its own, so the parent's alone did not silence it."""
+    import logging
+
+    client_log = logging.getLogger("distributed.client")
+    before = client_log.level
+    levels = dask_counting._quiet_dask_logs()
+    try:
+        assert not client_log.isEnabledFor(logging.CRITICAL)
+    finally:
+        for logger, level in levels.items():
+            logger.setLevel(level)
+    assert client_log.level == before
+
+
 def test_without_dask_distributed_the_message_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = make_corpus(tmp_path)
     monkeypatch.setitem(sys.modules, "distributed", None)
