@@ -198,7 +198,8 @@ class DaskCounting:
         self._futures = client.map(count_on_worker, [for_workers(job) for job in self.jobs], pure=False)
         job_of = {future.key: job for future, job in zip(self._futures, self.jobs)}
         completed = distributed.as_completed(self._futures)
-        workerless_since: float | None = None
+        stalled_since: float | None = None
+        """Since when no worker of the cluster can run a job (there are none, or all are paused)."""
         while not completed.is_empty():
             if not completed.has_ready():
                 # Wait a little at a time: a Ctrl-C in the app, a cluster left without workers, are seen.
@@ -206,18 +207,13 @@ class DaskCounting:
                     completed.thread_condition.wait(timeout=POLL_SECONDS)
                 if cancelled():
                     return
-                self.workers = self._worker_count()
-                if self.workers:
-                    workerless_since = None
-                elif workerless_since is None:
-                    workerless_since = time.monotonic()
-                if workerless_since is not None and time.monotonic() - workerless_since >= NO_WORKERS_SECONDS:
-                    raise BPEError(
-                        f"--dask {self.given}: the cluster has had no workers for {NO_WORKERS_SECONDS:g} s; "
-                        + (f"start some with 'dask worker {self.address}' (a worker that quits as it is given a job "
-                           "lacks bpe-tui, or runs another version of it)" if self.address is not None
-                           else "its worker processes all quit; train again, with fewer workers or more memory")
-                    )
+                self.workers, running, limit = self._cluster_state()
+                if running:
+                    stalled_since = None
+                elif stalled_since is None:
+                    stalled_since = time.monotonic()
+                if stalled_since is not None and time.monotonic() - stalled_since >= NO_WORKERS_SECONDS:
+                    raise self._stalled(limit)
                 continue
             future = next(completed)
             if cancelled():
@@ -241,6 +237,36 @@ class DaskCounting:
             return len(self._client.nthreads())
         except Exception:  # noqa: BLE001 - a scheduler gone away: the jobs' cancellation says so
             return self.workers
+
+    def _cluster_state(self) -> tuple[int, int, int]:
+        """``(workers, workers running or finishing a job, the smallest memory limit in bytes (0: none))``; a scheduler that
+        does not answer is taken to have the workers last seen, all running."""
+        try:
+            workers = list(self._client.scheduler_info()["workers"].values())
+        except Exception:  # noqa: BLE001 - a scheduler gone away: the jobs' cancellation says so
+            return self.workers, self.workers, 0
+        # A paused worker finishes the job it holds (a large shard's counts may be what fills it).
+        running = sum(1 for worker in workers if worker.get("status", "running") == "running"
+                      or worker.get("metrics", {}).get("task_counts", {}).get("executing", 0))
+        limits = [worker.get("memory_limit") or 0 for worker in workers]
+        return len(workers), running, min((limit for limit in limits if limit), default=0)
+
+    def _stalled(self, limit: int) -> BPEError:
+        """The one line for a cluster none of whose workers could run a job for :data:`NO_WORKERS_SECONDS`."""
+        waited = f"{NO_WORKERS_SECONDS:g} s"
+        if self.workers:  # Dask pauses a worker whose process holds 80% of its memory limit
+            shown = f" (the smallest {limit / (1 << 20):,.0f} MiB)" if limit else ""
+            return BPEError(
+                f"--dask {self.given}: every worker of the cluster has been paused at its memory limit{shown} "
+                f"for {waited}; give them more memory (dask worker --memory-limit) or fewer workers a machine"
+            )
+        if self.address is None:
+            return BPEError(f"--dask {self.given}: the cluster has had no workers for {waited}; its worker "
+                            "processes all quit; train again, with fewer workers or more memory")
+        return BPEError(
+            f"--dask {self.given}: the cluster has had no workers for {waited}; start some with 'dask worker "
+            f"{self.address}' (a worker that quits as it is given a job lacks bpe-tui, or runs another version of it)"
+        )
 
     def close(self) -> None:
         """Cancel the jobs still queued or running on the cluster, disconnect, and stop a local cluster."""

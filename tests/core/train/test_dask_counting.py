@@ -183,6 +183,29 @@ def test_a_cluster_without_workers_fails_the_run_in_one_line(tmp_path: Path, mon
         train_bpe(make_corpus(tmp_path), 300, [], dask=address)
 
 
+def test_a_cluster_whose_workers_are_all_paused_fails_the_run_in_one_line(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask pauses a worker whose process holds 80% of its --memory-limit; one whose own memory stays
+    there (a limit below what a worker needs) never resumes, and the run waited for ever at its shard."""
+    from distributed import LocalCluster
+    from distributed.core import Status
+
+    monkeypatch.setattr(dask_counting, "NO_WORKERS_SECONDS", 0.0)
+    monkeypatch.setattr(dask_counting, "POLL_SECONDS", 0.01)
+    cluster = LocalCluster(n_workers=1, processes=False, protocol="tcp://", dashboard_address=":0",
+                           memory_limit="100MiB")
+    try:
+        for worker in cluster.workers.values():
+            worker.status = Status.paused
+        address = cluster.scheduler_address
+        with pytest.raises(BPEError, match=rf"^--dask {address}: every worker of the cluster has been paused at its "
+                                           r"memory limit \(the smallest 100 MiB\) for 0 s; give them more memory "
+                                           r"\(dask worker --memory-limit\) or fewer workers a machine$"):
+            train_bpe(make_corpus(tmp_path), 300, [], dask=address)
+    finally:
+        cluster.close()
+
+
 def test_jobs_dropped_by_the_cluster_fail_the_run_in_one_line(tmp_path: Path, threaded: None,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A scheduler lost mid-run cancels the client's jobs: a FutureCancelledError traceback (and Dask's
