@@ -304,6 +304,14 @@ def _job_failed(job: ShardJob, error: BaseException) -> BPEError:
             f"{job.shard.shown}: the cluster could not load bpe-tui's counting job ({type(error).__name__}); "
             "install the same bpe-tui as here on the scheduler and every worker"
         )
+    if type(error).__name__ == "KilledWorker":  # Dask gives up on a job whose workers all died running it
+        tries = getattr(error, "allowed_failures", None)
+        last = getattr(getattr(error, "last_worker", None), "address", None)
+        return BPEError(
+            f"{job.shard.shown}: counting it killed {'' if tries is None else f'{tries + 1} '}workers in turn"
+            f"{'' if last is None else f' (the last {last})'}, out of memory most likely; give the workers more "
+            "memory (dask worker --memory-limit), or cut the shard into smaller files"
+        )
     return BPEError(f"{job.shard.shown}: counting failed on the cluster ({type(error).__name__}: {said})")
 
 

@@ -244,6 +244,24 @@ def test_what_dask_says_is_one_line(error: Exception, line: str) -> None:
     assert str(dask_counting._job_failed(job, error)) == line
 
 
+def test_a_job_that_kept_killing_its_workers_says_what_to_do() -> None:
+    """Dask's KilledWorker (a job whose workers all died running it: out of memory, as a rule) came out as
+    its 350-character explanation with a task key and a link."""
+    from types import SimpleNamespace
+
+    from distributed.scheduler import KilledWorker
+
+    from core.corpus.records import ReadOptions
+    from core.corpus.shards import Shard
+    from core.train.shard_reading import ShardJob
+
+    job = ShardJob(0, Shard("big.parquet", "parquet", None, 3), ReadOptions())
+    error = KilledWorker("count_on_worker-1", SimpleNamespace(address="tcp://10.0.0.7:4001"), 3)
+    assert str(dask_counting._job_failed(job, error)) == (
+        "big.parquet: counting it killed 4 workers in turn (the last tcp://10.0.0.7:4001), out of memory most "
+        "likely; give the workers more memory (dask worker --memory-limit), or cut the shard into smaller files")
+
+
 def test_dask_logs_are_quiet_during_a_run_and_restored_after() -> None:
     """Dask's client logged a lost scheduler as tracebacks above the run's one line; its config gives
     ``distributed.client`` a level of its own, so the parent's alone did not silence it."""
