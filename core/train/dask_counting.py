@@ -55,9 +55,10 @@ port that accepts and never speaks Dask (the dashboard's 8787, any other server)
 POLL_SECONDS = 0.5
 """Longest wait for a job's result before the run looks at its cancellation and the cluster's workers."""
 
-NO_WORKERS_SECONDS = 60.0
-"""Seconds a cluster may have no worker at all before the run gives up (workers may join late, but a
-scheduler alone, or one whose workers all quit, waited for ever)."""
+NO_WORKERS_SECONDS = 300.0
+"""Seconds a cluster may have no worker free to count (none, or all paused at their memory limit) before
+the run gives up: a scheduler alone, or one whose workers all quit, waited for ever. Five minutes, as
+workers may join late (a batch queue starting them, an adaptive cluster growing)."""
 
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 """The address schemes Dask's scheduler listens on (``inproc`` reaches only this process)."""
