@@ -14,11 +14,15 @@ import regex
 SCRIPTS: tuple[str, ...] = ("latin", "kana", "kanji", "other")
 """The script classes, in display order. ``other`` holds digits, punctuation, whitespace and other scripts."""
 
-# U+30FC (ー) and U+FF70 (ｰ) are "Common" in Unicode but only ever appear inside kana words.
+# Marks that only ever appear inside kana words, though Unicode's Script puts them in "Common" or
+# "Inherited": the prolonged sound marks ー (U+30FC) and ｰ (U+FF70), and the voiced sound marks, combining
+# (U+3099, U+309A: か + U+3099 = が in decomposed text), spacing (゛゜) and half-width (ﾞﾟ: ｶﾞ). And the
+# ideographic variation selectors (U+E0100..U+E01EF: 葛 + U+E0100, the form of a name in legal text),
+# which only ever follow a kanji. Left out, each counted as "other", and a token of one as not a letter.
 _CLASSES: dict[str, regex.Pattern[str]] = {
     "latin": regex.compile(r"\p{Latin}"),
-    "kana": regex.compile(r"[\p{Hiragana}\p{Katakana}\u30fc\uff70]"),
-    "kanji": regex.compile(r"\p{Han}"),
+    "kana": regex.compile(r"[\p{Hiragana}\p{Katakana}\u30fc\uff70\u3099-\u309c\uff9e\uff9f]"),
+    "kanji": regex.compile(r"[\p{Han}\U000e0100-\U000e01ef]"),
 }
 _cache: dict[str, str] = {}
 
@@ -26,8 +30,8 @@ _cache: dict[str, str] = {}
 def classify_char(ch: str) -> str:
     """The script class of one character.
 
-    >>> [classify_char(c) for c in "aあア漢ー1 、"]
-    ['latin', 'kana', 'kana', 'kanji', 'kana', 'other', 'other', 'other']
+    >>> [classify_char(c) for c in "aあア漢ー1 、ﾞ"]
+    ['latin', 'kana', 'kana', 'kanji', 'kana', 'other', 'other', 'other', 'kana']
     """
     script = _cache.get(ch)
     if script is None:

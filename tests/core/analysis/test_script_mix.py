@@ -16,6 +16,15 @@ from core.analysis.script_mix import SCRIPTS, classify_char, script_mix
         ("ア", "kana"),
         ("ｱ", "kana"),  # half-width katakana
         ("ー", "kana"),  # prolonged sound mark, "Common" in Unicode
+        ("\u3099", "kana"),  # combining voiced sound mark ("Inherited"): か + U+3099 is が
+        ("\u309a", "kana"),  # combining semi-voiced sound mark
+        ("゛", "kana"),  # spacing voiced sound mark ("Common")
+        ("ﾞ", "kana"),  # half-width voiced sound mark: ｶﾞ is ガ
+        ("ﾟ", "kana"),  # half-width semi-voiced sound mark
+        ("\U000e0100", "kanji"),  # ideographic variation selector: 葛 + U+E0100, one form of 葛
+        ("\ufe0f", "other"),  # an emoji's variation selector is not a kanji's
+        ("\uf929", "kanji"),  # CJK compatibility ideograph
+        ("\U0002000b", "kanji"),  # astral (Extension B)
         ("漢", "kanji"),
         ("々", "kanji"),
         ("1", "other"),
@@ -36,6 +45,14 @@ def test_script_mix_counts_chars_and_bytes() -> None:
     assert mix.bytes == {"latin": 3, "kana": 6, "kanji": 9, "other": 5}
     assert mix.total_chars == 10
     assert mix.total_bytes == len("Hé 日本語、カナ\n".encode())
+
+
+def test_script_mix_of_decomposed_and_half_width_kana() -> None:
+    # Web text and chat logs: half-width katakana with separate voiced marks, decomposed が, a name's kanji
+    # with its variation selector. Every character of a word counts for the word's script.
+    mix = script_mix("ﾊﾟﾝ か\u3099 葛\U000e0100")
+    assert mix.chars == {"latin": 0, "kana": 5, "kanji": 2, "other": 2}
+    assert mix.bytes == {"latin": 0, "kana": 15, "kanji": 7, "other": 2}
 
 
 def test_script_mix_of_empty_text() -> None:
