@@ -47,6 +47,10 @@ _WRITTEN_SELECTORS = {ord(ch): f"\\u{ord(ch):04x}" for ch in PRESENTATION_SELECT
 _OTHER_SPACES = frozenset(ch for ch in map(chr, range(0x80, 0x3001)) if unicodedata.category(ch) == "Zs")
 """Space separators other than the space (no-break, en, em, thin, ideographic...): drawn for people as
 their code point, since a blank would pass for a space (U+3000 fills Japanese text)."""
+_VARIATION_SELECTORS = frozenset(map(chr, [*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
+"""Variation selectors (Mongolian, standard VS1-16 as in ☺ + U+FE0F, ideographic VS17-256 as in 葛 + U+E0100,
+the registered form of a name in legal and address text): drawn for people as their code point, since a
+terminal shows none of them, so a token of one alone was blank and ``葛`` + U+E0100 passed for ``葛``."""
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _BYTE_UNITS = ("KiB", "MiB", "GiB", "TiB")
 
@@ -155,8 +159,11 @@ def _shown_units(token: bytes | str, glyphs: bool, quote: bool) -> list[str]:
                 units.append(_QUOTED[ch])
             elif glyphs and ch in GLYPHS:
                 units.append(GLYPHS[ch])
-            elif glyphs and (ch in _OTHER_SPACES or ch in PRESENTATION_SELECTORS):
-                units.append(f"\\u{ord(ch):04x}")  # blank like a space, or of no agreed width: say which
+            elif glyphs and ch in _OTHER_SPACES:
+                units.append(f"\\u{ord(ch):04x}")  # blank like a space, but another token: say which
+            elif glyphs and ch in _VARIATION_SELECTORS:
+                code = ord(ch)
+                units.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")  # invisible: say which
             else:
                 units.append(escape_char(ch) or ch)
     if glyphs and isinstance(token, bytes) and units and units[0] == pieces[0][1][:1] and cell_width(units[0]) == 0:
@@ -180,9 +187,9 @@ def escape_token(
     Args:
         token: the token's bytes, or a string (a special token, a pattern, a character of a text).
         glyphs: draw a space, newline and tab as ``·``, ``↵`` and ``→``, and other spaces and the
-            presentation selectors as their code point (``\\u3000``, ``❤\\ufe0f``), and put a token (bytes)
-            that starts with a combining mark on a ``◌``, for people; otherwise a space is itself, a newline
-            and tab are ``\\n`` and ``\\t``, and the others are themselves.
+            variation selectors as their code point (``\\u3000``, ``❤\\ufe0f``, ``葛\\U000e0100``), and
+            put a token (bytes) that starts with a combining mark on a ``◌``, for people; otherwise a space
+            is itself, a newline and tab are ``\\n`` and ``\\t``, and the others are themselves.
         quote: put the result in double quotes, escaping ``"`` and ``\\`` inside, so that where a token
             starts and ends is never in doubt (for output that scripts read).
         limit: cut what is shown (quotes aside) to at most this many characters, ending in ``…``; an

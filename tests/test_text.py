@@ -150,3 +150,16 @@ def test_presentation_selectors_are_written_out_for_people() -> None:
     assert escape_token("❤️".encode()) == "❤\\ufe0f"
     assert escape_token(" ☺\ufe0e") == "·☺\\ufe0e"
     assert escape_token("❤️".encode(), glyphs=False, quote=True) == '"❤️"'
+
+
+def test_variation_selectors_are_written_out_for_people() -> None:
+    """A variation selector shows as nothing on a terminal: a token of one alone (U+E0100, learnt from the
+    names in legal or address text) was a blank in the longest tokens and the vocabulary, and ``葛`` +
+    U+E0100 or ``☺`` + U+FE0F passed for ``葛`` or ``☺``. Drawn for people each is its code point; for
+    scripts (``glyphs=False``) it stays itself."""
+    from bpe_tui.text import escape_token
+
+    assert escape_token("\U000e0100".encode()) == "\\U000e0100"
+    assert escape_token("葛\U000e0100飾") == "葛\\U000e0100飾"
+    assert escape_token("\u263a\ufe0f") == "\u263a\\ufe0f"
+    assert escape_token("葛\U000e0100", glyphs=False, quote=True) == '"葛\U000e0100"'
