@@ -285,7 +285,8 @@ def display_part(text: str, limit: int) -> str:
 def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
     """What the app and ``bpe-tui train`` say about markers that are not special tokens (the remedy is theirs).
 
-    Marker names are ASCII letters, digits and ``_.:-`` (see :mod:`core.analysis.markers`): safe to show as they are.
+    Marker names are ASCII letters, digits, ``_.:-`` and DeepSeek's ``▁`` between ``|`` or full-width ``｜`` bars
+    (see :mod:`core.analysis.markers`): safe to show as they are.
 
     >>> from core.analysis.markers import MarkerCounts
     >>> unlisted_markers_line(MarkerCounts((("<|im_start|>", 2), ("<|im_end|>", 1)), 3))

@@ -1,7 +1,7 @@
 """``<|name|>`` markers in a corpus that are not among its special tokens, counted in bounded memory.
 
 Corpora made for language models separate documents with markers such as ``<|endoftext|>`` or
-``<|im_start|>``. Given as special tokens they split the text and are never merged; forgotten, they are
+``<|im_start|>`` (DeepSeek's ``<｜end▁of▁sentence｜>``, between full-width bars). Given as special tokens they split the text and are never merged; forgotten, they are
 trained as ordinary text and the vocabulary fills with pieces of them (``<|``, ``endoftext``). The corpus
 pane and ``bpe-tui train`` use this module to warn about the forgotten ones before training.
 
@@ -20,10 +20,18 @@ import regex
 MARKER_NAME_MAX = 64
 """Longest marker name recognised; a longer ``<|...|>`` stretch is taken for text, not a marker."""
 
-MARKER = regex.compile(rb"<\|[A-Za-z0-9_][A-Za-z0-9_.:-]{0,%d}\|>" % (MARKER_NAME_MAX - 1))
-"""A marker: ``<|``, a name of letters, digits and ``_.:-`` (starting with a letter, digit or ``_``), ``|>``."""
+MARKER = regex.compile(
+    (
+        r"<\|[A-Za-z0-9_][A-Za-z0-9_.:-]{0,%d}\|>|<｜[A-Za-z0-9_](?:[A-Za-z0-9_.:-]|▁){0,%d}｜>"
+        % (MARKER_NAME_MAX - 1, MARKER_NAME_MAX - 1)
+    ).encode("utf-8")
+)
+"""A marker: ``<|``, a name of letters, digits and ``_.:-`` (starting with a letter, digit or ``_``), ``|>``;
+or DeepSeek's form, between full-width bars (U+FF5C) with ``▁`` (U+2581) for a space in the name, as in
+``<｜end▁of▁sentence｜>`` and ``<｜User｜>`` (its chat logs hold them, as ChatML's hold ``<|im_start|>``)."""
 
-MARKER_MAX_BYTES = MARKER_NAME_MAX + 4
+MARKER_MAX_BYTES = 3 * MARKER_NAME_MAX + 8
+"""The longest marker in UTF-8: a DeepSeek one, each ``▁`` of its name 3 bytes, and 4 for each bar."""
 
 MAX_KINDS = 100
 """Distinct markers counted by name; occurrences of any further ones are only added to the total, so a
@@ -118,7 +126,7 @@ class MarkerCounter:
             return NO_MARKERS
         ranked = sorted(self._counts.items(), key=lambda item: (-item[1], item[0]))
         return MarkerCounts(
-            tuple((marker.decode("ascii"), count) for marker, count in ranked), self._total, self._more_kinds
+            tuple((marker.decode("utf-8"), count) for marker, count in ranked), self._total, self._more_kinds
         )
 
 
@@ -127,7 +135,7 @@ def count_markers(
 ) -> MarkerCounts:
     """The ``<|name|>`` markers in a file that are not ``special_tokens``, read in blocks of ``block_bytes``.
 
-    Bytes that are not valid UTF-8 are no obstacle: markers are ASCII and are found between them. The
+    Bytes that are not valid UTF-8 are no obstacle: markers are whole UTF-8 and are found between them. The
     count stops at the first NUL byte, which no text holds (the trainer refuses the file there).
 
     Raises:

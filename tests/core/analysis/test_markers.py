@@ -41,6 +41,20 @@ def test_what_is_not_a_marker() -> None:
     }
 
 
+def test_deepseek_markers_between_full_width_bars_are_counted() -> None:
+    # DeepSeek's chat template writes its markers between full-width bars (U+FF5C), "▁" for a space: a chat
+    # log in that form, trained without them as special tokens, got no warning.
+    bos, user = "<｜begin▁of▁sentence｜>", "<｜User｜>"
+    text = f"{bos}{user}こんにちは<｜Assistant｜>やあ<｜end▁of▁sentence｜>{bos}{user}"
+    assert counted(text) == {bos: 2, user: 2, "<｜Assistant｜>": 1, "<｜end▁of▁sentence｜>": 1}
+    assert counted(text, (bos, user)) == {"<｜Assistant｜>": 1, "<｜end▁of▁sentence｜>": 1}
+    for block in (1, 2, 3, 5):
+        assert counted(text, (user,), block) == counted(text, (user,))
+    longest = "<｜" + "▁" * MARKER_NAME_MAX + "｜>"
+    assert counted("<｜" + "x" + "▁" * (MARKER_NAME_MAX - 1) + "｜>", (), 7) == {"<｜x" + "▁" * (MARKER_NAME_MAX - 1) + "｜>": 1}
+    assert counted(longest + " <｜｜> <｜a b｜> <｜a|> <|a｜> ｜a｜ <｜日本｜> ＜｜a｜＞") == {}
+
+
 def test_a_marker_inside_a_special_token_belongs_to_it() -> None:
     assert counted("[<|a|>] <|a|>", ("[<|a|>]",)) == {"<|a|>": 1}
     assert counted("<|a|>x <|a|>", ("<|a|>x",)) == {"<|a|>": 1}
@@ -73,7 +87,7 @@ def test_the_held_back_tail_stays_small() -> None:
     counter = MarkerCounter([EOT])
     for _ in range(1000):
         counter.feed(b"<|abc" + b"x" * 50)
-        assert len(counter._carry) < 100
+        assert len(counter._carry) < 200  # the longest marker: 64 "▁" between full-width bars
 
 
 def test_file_counts_and_corpus_stats_agree(tmp_path: Path) -> None:
