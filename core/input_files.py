@@ -103,6 +103,20 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 """How a UTF-16 file starts (little- and big-endian byte-order marks); UTF-32's begin the same way."""
 
 
+def utf16_problem(start: bytes) -> str | None:
+    """What a file that begins with ``start`` is, and what to do, if it is UTF-16 text; ``None`` otherwise.
+
+    Japanese text in UTF-16 holds no NUL byte at all (``こ`` is ``53 30``), so it is met as invalid UTF-8,
+    not as a NUL: both must name UTF-16, or its owner reaches for ``errors 'replace'`` and trains on noise.
+
+    >>> utf16_problem("\ufeffこ".encode("utf-16-le")), utf16_problem(b"ok")
+    ('it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)', None)
+    """
+    if start[:2] in UTF16_BOMS:
+        return "it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
+    return None
+
+
 def nul_byte_problem(start: bytes) -> str:
     """What a NUL byte in a text corpus that begins with ``start`` means, and what to do, for a one-line message.
 
@@ -114,9 +128,7 @@ def nul_byte_problem(start: bytes) -> str:
     >>> nul_byte_problem(b"\\x7fELF")
     'this looks like a binary file, give a text corpus'
     """
-    if start[:2] in UTF16_BOMS:
-        return "it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
-    return "this looks like a binary file, give a text corpus"
+    return utf16_problem(start) or "this looks like a binary file, give a text corpus"
 
 
 def file_kind(mode: int) -> str | None:

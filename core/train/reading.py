@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.errors import CorpusError
-from core.input_files import nul_byte_problem
+from core.input_files import nul_byte_problem, utf16_problem
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import split_documents
 
@@ -61,8 +61,9 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str, *, fix: str 
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
         bad = data[error.start]
+        problem = utf16_problem(_file_start(path, data, offset)) or fix
         raise CorpusError(
-            f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); {fix}"
+            f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); {problem}"
         ) from None
 
 

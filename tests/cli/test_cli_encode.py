@@ -72,8 +72,12 @@ def test_stdin(tmp_path: Path) -> None:
         (lambda d: (_write(d / "img.png", b"\x89PNG\r\n\x1a\n"), d / "t.txt"), ["img.png", "PNG"]),
         (lambda d: (tokenizer_file(d), d / "absent.txt"), ["absent.txt", "no such file"]),
         (lambda d: (tokenizer_file(d), _write(d / "latin1.txt", b"caf\xe9\n")), ["latin1.txt", "UTF-8"]),
+        (  # Japanese in UTF-16 holds no NUL; it was 'encode needs UTF-8 text', not what the file is
+            lambda d: (tokenizer_file(d), _write(d / "ja16.txt", "こんにちは、世界。".encode("utf-16"))),
+            ["ja16.txt", "UTF-16 byte-order mark", "iconv -f UTF-16 -t UTF-8"],
+        ),
     ],
-    ids=["missing-tokenizer", "truncated-json", "png", "missing-input", "not-utf8"],
+    ids=["missing-tokenizer", "truncated-json", "png", "missing-input", "not-utf8", "utf16-japanese"],
 )
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], setup, needles) -> None:
     (tmp_path / "t.txt").write_text("hello", encoding="utf-8")

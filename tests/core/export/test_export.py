@@ -208,6 +208,17 @@ def test_invalid_utf8_names_offset_and_leaves_no_file(tmp_path: Path, small, wor
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_utf16_japanese_is_named(tmp_path: Path, small, workers: int) -> None:
+    # No NUL in Japanese UTF-16: it was only 'invalid UTF-8 ... export needs a UTF-8 text corpus'.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(("吾輩は猫である。" * 200).encode("utf-16"))
+    with pytest.raises(CorpusError) as caught:
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=workers, chunk_bytes=64)
+    assert "UTF-16 byte-order mark: convert it to UTF-8" in str(caught.value) and "\n" not in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
 def test_bad_arguments(tmp_path: Path, small) -> None:
     with pytest.raises(CorpusError, match="no such file"):
         export_corpus(tmp_path / "absent.txt", small, tmp_path / "ids.npy")

@@ -88,6 +88,25 @@ def test_utf16_text_is_named_not_called_binary(tmp_path: Path, encoding: str, si
         assert "starts with a UTF-16 byte-order mark: convert it to UTF-8 first" in message
 
 
+@pytest.mark.parametrize("size", ["small", "beyond one reading chunk"])
+def test_utf16_japanese_without_a_nul_is_named_too(tmp_path: Path, size: str) -> None:
+    """Japanese text in UTF-16 holds no NUL byte (こ is 53 30), so it failed as invalid UTF-8, with 'fix the
+    file, or train with errors 'replace'': the wrong fix, which trains on noise. It is named as UTF-16."""
+    path = tmp_path / "notes.txt"
+    text = "吾輩は猫である。名前はまだ無い。" * (1 if size == "small" else PARALLEL_MIN_BYTES // 20)
+    path.write_bytes(text.encode("utf-16"))
+    assert b"\x00" not in path.read_bytes()
+    packed = tmp_path / "notes.txt.gz"  # a text shard: read as a stream, not in chunks
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    for corpus in (path, packed):
+        for workers in (1, 2):
+            with pytest.raises(CorpusError) as caught:
+                train_bpe(corpus, 300, [], workers=workers)
+            message = error_of(caught)
+            assert "invalid UTF-8" in message and "starts with a UTF-16 byte-order mark: convert it to UTF-8" in message
+            assert "replace" not in message
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_nul_deep_in_a_big_file_names_its_absolute_offset(tmp_path: Path, workers: int) -> None:
     # With two workers the file is cut into chunks; the offset must be the file's, not the chunk's.
