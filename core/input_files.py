@@ -103,6 +103,10 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 """How a UTF-16 file starts (little- and big-endian byte-order marks); UTF-32's begin the same way."""
 
 
+UTF16_PROBLEM = "it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
+"""What a UTF-16 text file is, and what to do, for a one-line message."""
+
+
 def utf16_problem(start: bytes) -> str | None:
     """What a file that begins with ``start`` is, and what to do, if it is UTF-16 text; ``None`` otherwise.
 
@@ -112,9 +116,7 @@ def utf16_problem(start: bytes) -> str | None:
     >>> utf16_problem("\ufeffこ".encode("utf-16-le")), utf16_problem(b"ok")
     ('it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)', None)
     """
-    if start[:2] in UTF16_BOMS:
-        return "it starts with a UTF-16 byte-order mark: convert it to UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
-    return None
+    return UTF16_PROBLEM if start[:2] in UTF16_BOMS else None
 
 
 def nul_byte_problem(start: bytes) -> str:

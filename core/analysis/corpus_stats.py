@@ -18,7 +18,7 @@ import regex
 from core.analysis.markers import NO_MARKERS, MarkerCounter, MarkerCounts
 from core.analysis.script_mix import SCRIPTS, ScriptMix, script_mix
 from core.errors import CorpusError
-from core.input_files import check_regular_file
+from core.input_files import check_regular_file, utf16_problem
 
 _CONTROL = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -51,6 +51,8 @@ class CorpusStats:
         mix: script mix of the first ``SCRIPT_SAMPLE_BYTES`` (or the whole file if smaller).
         mix_sampled: true when ``mix`` covers only the start of the file.
         invalid_utf8_at: byte offset of the first invalid UTF-8 sequence, ``None`` if all seen so far is valid.
+        utf16: the file starts with a UTF-16 byte-order mark (then it is invalid UTF-8 at byte 0, and the fix
+            is to convert it, not to read it with errors 'replace').
         markers: ``<|name|>`` markers that are not among the special tokens (see :mod:`core.analysis.markers`).
         complete: the scan reached the end of the file.
     """
@@ -63,6 +65,7 @@ class CorpusStats:
     mix: ScriptMix = EMPTY_MIX
     mix_sampled: bool = False
     invalid_utf8_at: int | None = None
+    utf16: bool = False
     markers: MarkerCounts = NO_MARKERS
     complete: bool = False
 
@@ -139,6 +142,7 @@ def scan_corpus(
     last_byte = b""
     mix = EMPTY_MIX
     invalid_at: int | None = None
+    head = b""  # the file's first two bytes: a UTF-16 byte-order mark?
     with open(path, "rb") as handle:
         while True:
             block = handle.read(block_bytes)
@@ -149,6 +153,7 @@ def scan_corpus(
             newlines += block.count(b"\n")
             if block:
                 last_byte = block[-1:]
+                head += block[: 2 - len(head)]
             if invalid_at is None:
                 try:
                     decoder.decode(block, final=final)
@@ -164,6 +169,7 @@ def scan_corpus(
                 documents=documents.documents,
                 mix=mix,
                 invalid_utf8_at=invalid_at,
+                utf16=invalid_at == 0 and utf16_problem(head) is not None,
                 markers=markers.result(),
                 complete=final,
             )

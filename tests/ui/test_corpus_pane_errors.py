@@ -117,3 +117,14 @@ async def test_a_corpus_name_is_written_out_in_stats_study_and_stepper(tmp_path:
         await pilot.press("3", "c", "c", "c")  # the stepper's sources: english, japanese, the corpus
         await settle(pilot)
         assert f"live training on {written}" in str(app.screen.query_one("#stepper-top", Static).render())
+
+
+def test_a_utf16_corpus_is_named_with_its_fix(tmp_path: Path) -> None:
+    """The pane said 'training refuses it unless errors is 'replace'' of a UTF-16 file, which trains on noise."""
+    from bpe_tui.widgets.corpus_stats import stats_content
+    from core.analysis.corpus_stats import corpus_stats
+
+    path = tmp_path / "ja16.txt"
+    path.write_bytes("吾輩は猫である。".encode("utf-16"))
+    shown = stats_content(corpus_stats(path)).plain
+    assert "UTF-16 byte-order mark: convert it to UTF-8" in shown and "replace" not in shown

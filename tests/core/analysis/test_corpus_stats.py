@@ -67,6 +67,19 @@ def test_invalid_utf8_is_located(tmp_path: Path) -> None:
     assert corpus_stats(path).invalid_utf8_at == 8
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_utf16_is_told_from_other_invalid_utf8(tmp_path: Path, block: int) -> None:
+    # The corpus pane said 'training refuses it unless errors is 'replace'' of a UTF-16 file: the wrong fix.
+    japanese = tmp_path / "ja16.txt"
+    japanese.write_bytes("吾輩は猫である。".encode("utf-16"))
+    stats = corpus_stats(japanese, block_bytes=block)
+    assert stats.invalid_utf8_at == 0 and stats.utf16
+    later = tmp_path / "later.txt"
+    later.write_bytes(b"ok \xff\xfe")
+    stats = corpus_stats(later, block_bytes=block)
+    assert stats.invalid_utf8_at == 3 and not stats.utf16
+
+
 def test_script_mix_is_sampled_on_big_files(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_text("a" * 100 + "漢" * 100, encoding="utf-8")
