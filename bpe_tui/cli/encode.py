@@ -21,7 +21,7 @@ from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.errors import CorpusError
 from core.formats import load_tokenizer
-from core.input_files import check_regular_file, shown_path, utf16_problem
+from core.input_files import HEAD_BYTES, check_regular_file, encoding_problem, shown_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -79,10 +79,9 @@ def text_blocks(handle: BinaryIO, label: str, block: int | None = None) -> Itera
             # them: they begin a character), then this block.
             bad = error.object[error.start]
             where = line + error.object[: error.start].count(b"\n"), offset - len(error.object) + len(raw) + error.start
-            # At the file's start, a UTF-16 byte-order mark says what the file is (Japanese in UTF-16 has no NUL).
-            fix = (utf16_problem(error.object[error.start : error.start + 2]) if where[1] == 0 else None) or (
-                "encode needs UTF-8 text"
-            )
+            # In the first block, the bytes hold the file's start: they may say what the file is (UTF-16,
+            # Shift_JIS, EUC-JP: Japanese in UTF-16 has no NUL byte to tell it by).
+            fix = (encoding_problem(error.object[:HEAD_BYTES]) if offset == 0 else None) or "encode needs UTF-8 text"
             raise CorpusError(
                 f"{label}: invalid UTF-8 on line {where[0]:,}, at byte offset {where[1]:,} (byte 0x{bad:02x}); {fix}"
             ) from None

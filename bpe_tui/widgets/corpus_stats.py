@@ -7,7 +7,6 @@ from textual.widgets import Static
 
 from core.analysis.corpus_stats import SCRIPT_SAMPLE_BYTES, CorpusStats
 from core.analysis.script_mix import SCRIPTS
-from core.input_files import UTF16_PROBLEM
 
 from bpe_tui.text import format_bytes, shown_text, unlisted_markers_line
 
@@ -57,8 +56,8 @@ def stats_content(stats: CorpusStats) -> Content:
     notes = []
     if stats.mix_sampled:
         notes.append(f"script mix of the first {format_bytes(SCRIPT_SAMPLE_BYTES)}")
-    if stats.utf16:
-        notes.append(f"not valid UTF-8: {UTF16_PROBLEM}")
+    if stats.other_encoding is not None:
+        notes.append(stats.other_encoding)
     elif stats.invalid_utf8_at is not None:
         notes.append(
             f"not valid UTF-8 at byte {stats.invalid_utf8_at:,}: training refuses it unless errors is 'replace'"

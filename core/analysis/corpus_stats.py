@@ -18,7 +18,7 @@ import regex
 from core.analysis.markers import NO_MARKERS, MarkerCounter, MarkerCounts
 from core.analysis.script_mix import SCRIPTS, ScriptMix, script_mix
 from core.errors import CorpusError
-from core.input_files import check_regular_file, utf16_problem
+from core.input_files import HEAD_BYTES, check_regular_file, encoding_problem
 
 _CONTROL = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -51,8 +51,9 @@ class CorpusStats:
         mix: script mix of the first ``SCRIPT_SAMPLE_BYTES`` (or the whole file if smaller).
         mix_sampled: true when ``mix`` covers only the start of the file.
         invalid_utf8_at: byte offset of the first invalid UTF-8 sequence, ``None`` if all seen so far is valid.
-        utf16: the file starts with a UTF-16 byte-order mark (then it is invalid UTF-8 at byte 0, and the fix
-            is to convert it, not to read it with errors 'replace').
+        other_encoding: when the file is not UTF-8, what it looks like and the fix, if its start tells
+            (UTF-16, Shift_JIS, EUC-JP: :func:`core.input_files.encoding_problem`): to convert it, not to read
+            it with errors 'replace'.
         markers: ``<|name|>`` markers that are not among the special tokens (see :mod:`core.analysis.markers`).
         complete: the scan reached the end of the file.
     """
@@ -65,7 +66,7 @@ class CorpusStats:
     mix: ScriptMix = EMPTY_MIX
     mix_sampled: bool = False
     invalid_utf8_at: int | None = None
-    utf16: bool = False
+    other_encoding: str | None = None
     markers: MarkerCounts = NO_MARKERS
     complete: bool = False
 
@@ -142,7 +143,7 @@ def scan_corpus(
     last_byte = b""
     mix = EMPTY_MIX
     invalid_at: int | None = None
-    head = b""  # the file's first two bytes: a UTF-16 byte-order mark?
+    head = b""  # the file's start: what it is, if it is not UTF-8
     with open(path, "rb") as handle:
         while True:
             block = handle.read(block_bytes)
@@ -153,7 +154,7 @@ def scan_corpus(
             newlines += block.count(b"\n")
             if block:
                 last_byte = block[-1:]
-                head += block[: 2 - len(head)]
+                head += block[: HEAD_BYTES - len(head)]
             if invalid_at is None:
                 try:
                     decoder.decode(block, final=final)
@@ -169,7 +170,7 @@ def scan_corpus(
                 documents=documents.documents,
                 mix=mix,
                 invalid_utf8_at=invalid_at,
-                utf16=invalid_at == 0 and utf16_problem(head) is not None,
+                other_encoding=None if invalid_at is None else encoding_problem(head),
                 markers=markers.result(),
                 complete=final,
             )

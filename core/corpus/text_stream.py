@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from core.errors import CorpusError
-from core.input_files import nul_byte_problem, utf16_problem
+from core.input_files import HEAD_BYTES, encoding_problem, nul_byte_problem
 from core.pretokenize.cuts import first_safe_cut, pattern_rule, replacement_hides_specials
 
 BLOCK_BYTES = 1 << 20
@@ -29,7 +29,7 @@ def decode_piece(data: bytes, shown: str, offset: int, errors: str, *, nul_allow
     Traceback (most recent call last):
     core.errors.CorpusError: a.txt.gz: invalid UTF-8 at byte offset 12 of the text (byte 0xff); fix the file or train with errors 'replace'
     """
-    start = data[:2] if offset == 0 else b""  # pieces come in order: the first holds the file's start
+    start = data[:HEAD_BYTES] if offset == 0 else b""  # pieces come in order: the first holds the file's start
     if not nul_allowed:
         nul = data.find(b"\x00")
         if nul != -1:
@@ -37,7 +37,7 @@ def decode_piece(data: bytes, shown: str, offset: int, errors: str, *, nul_allow
     try:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
-        fix = utf16_problem(start) or "fix the file or train with errors 'replace'"
+        fix = encoding_problem(start) or "fix the file or train with errors 'replace'"
         raise CorpusError(
             f"{shown}: invalid UTF-8 at byte offset {offset + error.start} of the text (byte 0x{data[error.start]:02x}); {fix}"
         ) from None

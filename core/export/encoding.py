@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from core.errors import CorpusError
 from core.output_errors import OutputError, describe_write_error
-from core.input_files import shown_path, utf16_problem
+from core.input_files import HEAD_BYTES, encoding_problem, shown_path
 
 if TYPE_CHECKING:
     from core.encode.tokenizer import Tokenizer
@@ -23,17 +23,18 @@ def _decode(data: bytes, path: Path, offset: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        fix = utf16_problem(data[:2] if offset == 0 else _file_start(path)) or "export needs a UTF-8 text corpus"
+        head = data[:HEAD_BYTES] if offset == 0 and len(data) >= HEAD_BYTES else _file_start(path)
+        fix = encoding_problem(head) or "export needs a UTF-8 text corpus"
         raise CorpusError(
             f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{data[error.start]:02x}); {fix}"
         ) from None
 
 
 def _file_start(path: Path) -> bytes:
-    """The first two bytes of ``path`` (a worker's chunk may lie anywhere in it), for a message."""
+    """The start of ``path`` (a worker's chunk may lie anywhere in it), for a message."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(2)
+            return handle.read(HEAD_BYTES)
     except OSError:
         return b""
 

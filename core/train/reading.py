@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.errors import CorpusError
-from core.input_files import nul_byte_problem, utf16_problem
+from core.input_files import HEAD_BYTES, encoding_problem, nul_byte_problem
 from core.pretokenize.fast_split import splitter_for
 from core.pretokenize.patterns import split_documents
 
@@ -61,7 +61,7 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str, *, fix: str 
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
         bad = data[error.start]
-        problem = utf16_problem(_file_start(path, data, offset)) or fix
+        problem = encoding_problem(_file_start(path, data, offset)) or fix
         raise CorpusError(
             f"{path}: invalid UTF-8 at byte offset {offset + error.start} (byte 0x{bad:02x}); {problem}"
         ) from None
@@ -69,11 +69,11 @@ def decode_chunk(data: bytes, path: Path, offset: int, errors: str, *, fix: str 
 
 def _file_start(path: Path, data: bytes, offset: int) -> bytes:
     """The first bytes of the file ``data`` (read at ``offset``) comes from, for a message."""
-    if offset == 0:
-        return data[:2]
+    if offset == 0 and len(data) >= HEAD_BYTES:
+        return data[:HEAD_BYTES]
     try:
         with open(path, "rb") as handle:
-            return handle.read(2)
+            return handle.read(HEAD_BYTES)
     except OSError:
         return b""
 

@@ -76,8 +76,12 @@ def test_stdin(tmp_path: Path) -> None:
             lambda d: (tokenizer_file(d), _write(d / "ja16.txt", "こんにちは、世界。".encode("utf-16"))),
             ["ja16.txt", "UTF-16 byte-order mark", "iconv -f UTF-16 -t UTF-8"],
         ),
+        (  # Aozora Bunko's files are Shift_JIS
+            lambda d: (tokenizer_file(d), _write(d / "sjis.txt", "題\n吾輩は猫である。\n".encode("shift_jis"))),
+            ["sjis.txt", "looks like Shift_JIS", "iconv -f SHIFT_JIS -t UTF-8"],
+        ),
     ],
-    ids=["missing-tokenizer", "truncated-json", "png", "missing-input", "not-utf8", "utf16-japanese"],
+    ids=["missing-tokenizer", "truncated-json", "png", "missing-input", "not-utf8", "utf16-japanese", "shift-jis"],
 )
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], setup, needles) -> None:
     (tmp_path / "t.txt").write_text("hello", encoding="utf-8")

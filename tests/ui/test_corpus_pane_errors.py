@@ -128,3 +128,6 @@ def test_a_utf16_corpus_is_named_with_its_fix(tmp_path: Path) -> None:
     path.write_bytes("吾輩は猫である。".encode("utf-16"))
     shown = stats_content(corpus_stats(path)).plain
     assert "UTF-16 byte-order mark: convert it to UTF-8" in shown and "replace" not in shown
+    path.write_bytes("吾輩は猫である。".encode("shift_jis"))
+    shown = stats_content(corpus_stats(path)).plain
+    assert "looks like Shift_JIS, not UTF-8: convert it" in shown and "replace" not in shown

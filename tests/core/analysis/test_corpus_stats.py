@@ -68,16 +68,22 @@ def test_invalid_utf8_is_located(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
-def test_utf16_is_told_from_other_invalid_utf8(tmp_path: Path, block: int) -> None:
-    # The corpus pane said 'training refuses it unless errors is 'replace'' of a UTF-16 file: the wrong fix.
+def test_utf16_and_japanese_encodings_are_told_from_other_invalid_utf8(tmp_path: Path, block: int) -> None:
+    # The corpus pane said "training refuses it unless errors is 'replace'" of UTF-16 or Shift_JIS: the wrong fix.
     japanese = tmp_path / "ja16.txt"
     japanese.write_bytes("吾輩は猫である。".encode("utf-16"))
     stats = corpus_stats(japanese, block_bytes=block)
-    assert stats.invalid_utf8_at == 0 and stats.utf16
+    assert stats.invalid_utf8_at == 0 and "UTF-16 byte-order mark" in stats.other_encoding
     later = tmp_path / "later.txt"
     later.write_bytes(b"ok \xff\xfe")
     stats = corpus_stats(later, block_bytes=block)
-    assert stats.invalid_utf8_at == 3 and not stats.utf16
+    assert stats.invalid_utf8_at == 3 and stats.other_encoding is None
+    aozora = tmp_path / "aozora.txt"  # Aozora Bunko's files are Shift_JIS, after an ASCII line or not
+    aozora.write_bytes("Title: x\n吾輩は猫である。名前はまだ無い。\n".encode("shift_jis"))
+    stats = corpus_stats(aozora, block_bytes=block)
+    assert stats.invalid_utf8_at == 9 and "looks like Shift_JIS" in stats.other_encoding
+    (tmp_path / "ok.txt").write_text("吾輩", encoding="utf-8")
+    assert corpus_stats(tmp_path / "ok.txt").other_encoding is None
 
 
 def test_script_mix_is_sampled_on_big_files(tmp_path: Path) -> None:

@@ -217,6 +217,9 @@ def test_utf16_japanese_is_named(tmp_path: Path, small, workers: int) -> None:
         export_corpus(corpus, small, tmp_path / "ids.npy", workers=workers, chunk_bytes=64)
     assert "UTF-16 byte-order mark: convert it to UTF-8" in str(caught.value) and "\n" not in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+    corpus.write_bytes(("Title\n" + "吾輩は猫である。\n" * 200).encode("shift_jis"))
+    with pytest.raises(CorpusError, match="looks like Shift_JIS, not UTF-8: convert it"):
+        export_corpus(corpus, small, tmp_path / "ids.npy", workers=workers, chunk_bytes=64)
 
 
 def test_bad_arguments(tmp_path: Path, small) -> None:

@@ -107,6 +107,31 @@ def test_utf16_japanese_without_a_nul_is_named_too(tmp_path: Path, size: str) ->
             assert "replace" not in message
 
 
+@pytest.mark.parametrize("encoding, name", [("shift_jis", "Shift_JIS"), ("euc_jp", "EUC-JP")])
+@pytest.mark.parametrize("size", ["small", "beyond one reading chunk"])
+def test_japanese_in_a_legacy_encoding_is_named(tmp_path: Path, encoding: str, name: str, size: str) -> None:
+    """Aozora Bunko's files are Shift_JIS: training one said 'fix the file, or train with errors 'replace''."""
+    path = tmp_path / "wagahai.txt"
+    text = "Title\n" + "吾輩は猫である。名前はまだ無い。\n" * (1 if size == "small" else PARALLEL_MIN_BYTES // 20)
+    path.write_bytes(text.encode(encoding))
+    packed = tmp_path / "wagahai.txt.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    for corpus in (path, packed):
+        for workers in (1, 2):
+            with pytest.raises(CorpusError) as caught:
+                train_bpe(corpus, 300, [], workers=workers)
+            message = error_of(caught)
+            assert f"it looks like {name}, not UTF-8: convert it to UTF-8 first" in message and "replace" not in message
+
+
+def test_latin1_is_not_taken_for_japanese(tmp_path: Path) -> None:
+    path = tmp_path / "cafe.txt"
+    path.write_bytes("un café, s'il vous plaît\n".encode("latin-1"))
+    with pytest.raises(CorpusError) as caught:
+        train_bpe(path, 300, [])
+    assert "looks like" not in error_of(caught) and "replace" in error_of(caught)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_nul_deep_in_a_big_file_names_its_absolute_offset(tmp_path: Path, workers: int) -> None:
     # With two workers the file is cut into chunks; the offset must be the file's, not the chunk's.
