@@ -231,6 +231,17 @@ def shown_text(text: str | os.PathLike[str]) -> str:
     return shown.translate(_WRITTEN_SELECTORS)
 
 
+def with_selectors_written(text: str) -> str:
+    """``text`` with the presentation selectors written as their code points, for a read-only view of a
+    file's own text: a terminal draws ❤️ one cell wide or two, and a box line holding one then ends early or
+    late (in tmux the preview box's right border moved a cell). Editable text boxes keep them as typed.
+
+    >>> with_selectors_written("I ❤\ufe0f it")
+    'I ❤\\\\ufe0f it'
+    """
+    return text.translate(_WRITTEN_SELECTORS)
+
+
 def subscript(number: int) -> str:
     """``number`` in subscript digits, the compact form of an inline token id.
 

@@ -36,7 +36,7 @@ from bpe_tui.recent_files import load_recent, remember
 from bpe_tui.sample_files import not_corpora
 from bpe_tui.screens.pane_screen import PaneScreen
 from bpe_tui.session import Session
-from bpe_tui.text import shown_text
+from bpe_tui.text import shown_text, with_selectors_written
 from bpe_tui.training_process import Throttle
 from bpe_tui.training_spec import TrainingSpec
 from bpe_tui.widgets.corpus_stats import CorpusStatsView, markers_notice
@@ -298,7 +298,7 @@ class CorpusScreen(PaneScreen):
 
     def on_corpus_screen_preview_read(self, message: PreviewRead) -> None:
         if message.path == self._session.corpus_path:
-            self.query_one("#preview", Static).update(Content(message.text or "(empty file)"))
+            self.query_one("#preview", Static).update(Content(with_selectors_written(message.text) or "(empty file)"))
 
     def on_corpus_screen_stats_scanned(self, message: StatsScanned) -> None:
         if self._shown is not None and (message.stats.path, message.special_tokens) == self._shown[:2]:

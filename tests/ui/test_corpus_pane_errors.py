@@ -131,3 +131,14 @@ def test_a_utf16_corpus_is_named_with_its_fix(tmp_path: Path) -> None:
     path.write_bytes("吾輩は猫である。".encode("shift_jis"))
     shown = stats_content(corpus_stats(path)).plain
     assert "looks like Shift_JIS, not UTF-8: convert it" in shown and "replace" not in shown
+
+
+async def test_the_preview_writes_presentation_selectors_out(tmp_path: Path) -> None:
+    # tmux draws ❤️ one cell wide where Rich counts two, so the preview box's right border moved on that line.
+    path = tmp_path / "chat.txt"
+    path.write_text("I ❤\ufe0f it ☺\ufe0e\n", encoding="utf-8")
+    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = str(app.screen.query_one("#preview", Static).content)
+    assert shown == "I ❤\\ufe0f it ☺\\ufe0e\n"
