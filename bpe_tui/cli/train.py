@@ -35,6 +35,8 @@ from core.analysis.corpus_stats import escape_controls
 from core.atomic import atomic_group
 from core.analysis.markers import count_markers
 from core.errors import SettingsError
+from core.corpus.shards import is_url
+from core.input_files import HEAD_BYTES, encoding_problem
 from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.events import TrainingFinished
 from core.formats.native import to_text
@@ -183,6 +185,7 @@ def train_command(
             outputs.add_input(Path(shard.path), "a shard of the corpus")
         check_outputs(outputs, None, output, events)
     warn_if_empty(training, stream)
+    warn_if_other_encoding(training, args.errors, stream)
 
     if interactive is None:
         interactive = _is_terminal(stream)
@@ -270,6 +273,36 @@ def warn_if_empty(training: TrainingRun, stream: IO[str]) -> None:
         what = "is empty (0 bytes)" if len(sizes) == 1 else f"has {len(sizes)} shards, all empty (0 bytes)"
         print(f"bpe-tui train: warning: {shown} {what}: the tokenizer will hold the bytes and special tokens "
               "alone", file=stream, flush=True)
+
+
+WARNED_SHARDS = 64
+"""Text shards whose start is looked at for another encoding (a large folder is one encoding throughout)."""
+
+
+def warn_if_other_encoding(training: TrainingRun, errors: str, stream: IO[str]) -> None:
+    """One warning line when ``errors`` is ``replace`` and a text file starts as UTF-16, Shift_JIS or
+    EUC-JP would: strict reading names the encoding and stops, but with ``replace`` the run would train on
+    the file's bytes as noise, and a Japanese file from Aozora Bunko (Shift_JIS) looks like any other."""
+    if errors != "replace":
+        return
+    if training.corpus is None:
+        paths = [training.path] if training.path is not None else []
+    else:
+        paths = [Path(shard.path) for shard in training.corpus.shards if shard.plain_text][:WARNED_SHARDS]
+    for path in paths:
+        if is_url(str(path)) or not path.is_file():  # a FIFO would block; a URL is read by the run
+            continue
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(HEAD_BYTES)
+            problem = None if b"\0" in head else encoding_problem(head)  # a NUL byte stops the run anyway
+        except OSError:
+            continue  # the run says what is wrong with the file
+        if problem is not None:
+            shown = escape_controls(str(path), keep="")
+            print(f"bpe-tui train: warning: {shown}: {problem}; with errors 'replace' its bytes are trained on "
+                  "as noise", file=stream, flush=True)
+            return
 
 
 def no_text_line(training: TrainingRun, unique_pretokens: int) -> str | None:

@@ -197,6 +197,23 @@ def test_errors_replace_opts_into_invalid_utf8(tmp_path: Path) -> None:
     assert any("\ufffd".encode() in left + right for left, right in merges)
 
 
+@pytest.mark.parametrize(("encoding", "named"), [("shift_jis", "Shift_JIS"), ("utf-16", "UTF-16"), ("utf-8", None)])
+def test_errors_replace_on_japanese_in_another_encoding_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], encoding: str, named: str | None
+) -> None:
+    # Strict reading names the encoding and stops; with 'replace' the run trained on the bytes as noise, silently.
+    corpus = tmp_path / "wagahai.txt"
+    corpus.write_bytes(("吾輩は猫である。名前はまだ無い。" * 20).encode(encoding))  # no ASCII: UTF-16 without a NUL
+    out = tmp_path / "out.json"
+    assert main(["train", str(corpus), "--vocab-size", "300", "--errors", "replace", "-o", str(out)]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    if named is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and named in warnings[0]
+        assert "trained on as noise" in warnings[0] and f"iconv -f {named.upper()}" in warnings[0]
+
+
 # --------------------------------------------------------------------------------------------- bad input
 
 
