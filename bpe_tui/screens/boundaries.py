@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Header, Static, TextArea
 from textual.worker import get_current_worker
 
@@ -40,6 +39,7 @@ from bpe_tui.widgets.coverage import coverage_line
 from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.text_stats import TextStatsTable
 from bpe_tui.widgets.token_view import TokenView
+from bpe_tui.widgets.workbench_input import WorkbenchInput
 from core.analysis.compare import TextStats
 
 if TYPE_CHECKING:
@@ -49,8 +49,6 @@ RECENT_TEXTS = 8
 """Tokenizations kept, so cycling through the samples does not encode them again."""
 
 TYPED = "typed"
-TYPING_HINT = "type or paste text to tokenize: / to start, esc to leave (e: start from the sample shown)"
-TYPING_DELAY = 0.2
 """Seconds of quiet after a keystroke before the typed text is encoded again."""
 
 
@@ -133,24 +131,17 @@ class BoundariesScreen(PaneScreen):
         super().__init__()
         self._session = session
         self._loaded: LoadedTokenizer | None = None
-        self._typing_timer: Timer | None = None
         self._last_sample = "english"
         self._wanted: dict[str, tuple[int, str, str, tuple[int, ...]]] = {}
         self._recent: dict[tuple[int, str, str, tuple[int, ...]], tuple[list[TokenSpan], Measured | None]] = {}
         self._measured: Measured | None = None
         """The main text's measurement on screen, ``None`` while it is being made."""
         self._sample_stats: dict[str, TextStats] = {}
-        self._text_label: tuple[str, str, str] | None = None
-        """(label, shown, text) from ``show_text``: what to call the workbench's text and the exact text it
-        stands for, while the field still holds ``shown``, what it made of ``text`` (a text field keeps one
-        kind of line break, so CRLF and LF in one text, or U+2028, come out of it changed)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="boundaries-header", markup=False)
-        area = TextArea(id="boundaries-input", tab_behavior="indent", placeholder=TYPING_HINT, soft_wrap=True)
-        area.indent_type = "tabs"  # tab types a tab, as in the code it is meant to test
-        yield area
+        yield WorkbenchInput(id="boundaries-input")
         with Horizontal(id="boundaries-views"):
             yield TokenView(id="boundaries-tokens")
             yield TokenView(id="boundaries-en-tokens")
@@ -163,7 +154,7 @@ class BoundariesScreen(PaneScreen):
     def on_mount(self) -> None:
         self.query_one("#boundaries-en-tokens").border_title = "english"
         self.query_one("#boundaries-ja-tokens").border_title = "japanese"
-        area = self.query_one("#boundaries-input", TextArea)
+        area = self._area()
         area.border_title = "text"
         area.border_subtitle = "/ edit · esc done"
         self._sync_tokenizer(force=True)
@@ -176,8 +167,8 @@ class BoundariesScreen(PaneScreen):
     def _samples(self) -> dict[str, str]:
         return self._session.sample_texts()
 
-    def _area(self) -> TextArea:
-        return self.query_one("#boundaries-input", TextArea)
+    def _area(self) -> WorkbenchInput:
+        return self.query_one("#boundaries-input", WorkbenchInput)
 
     def _sync_tokenizer(self, force: bool = False) -> None:
         """Re-encode everything if the active tokenizer is not the one on screen."""
@@ -210,7 +201,7 @@ class BoundariesScreen(PaneScreen):
         loaded = self._loaded
         name = loaded.shown_name if loaded is not None else "no tokenizer"
         text = self._main_text()
-        where = self._typed_label() if self.source == TYPED else f"{self.source} sample"
+        where = self._area().label if self.source == TYPED else f"{self.source} sample"
         if len(text) > DISPLAY_CHARS:
             where += f" (first {len(shown(text)):,} characters drawn)"
         if self.side_by_side:
@@ -222,20 +213,7 @@ class BoundariesScreen(PaneScreen):
         )
 
     def _main_label(self) -> str:
-        return self._typed_label() if self.source == TYPED else self.source
-
-    def _typed_label(self) -> str:
-        """"your text", or the label ``show_text`` gave the text while it is unchanged ("ids.npy decoded")."""
-        if self._text_label is not None and self._text_label[1] == self._area().text:
-            return self._text_label[0]
-        return "your text"
-
-    def _typed_text(self) -> str:
-        """The workbench's text: the field's, or while it is unedited, the exact text ``show_text`` put there."""
-        text = self._area().text
-        if self._text_label is not None and self._text_label[1] == text:
-            return self._text_label[2]
-        return text
+        return self._area().label if self.source == TYPED else self.source
 
     def _show_stats(self) -> None:
         """The stats table: the main text first (live), then the English and Japanese samples."""
@@ -252,7 +230,7 @@ class BoundariesScreen(PaneScreen):
     def _main_text(self) -> str:
         """The whole text of the main view: the workbench's, or the sample shown."""
         if self.source == TYPED:
-            return self._typed_text()
+            return self._area().exact_text
         return self._samples().get(self.source, "")
 
     def _encode_main(self) -> None:
@@ -401,9 +379,7 @@ class BoundariesScreen(PaneScreen):
     def show_text(self, text: str, label: str) -> None:
         """Replace the workbench's text with ``text`` from elsewhere (an id file the app decoded), called
         ``label`` (e.g. "ids.npy decoded") until it is edited. Focus stays where it is, so pane keys still work."""
-        area = self._area()
-        area.load_text(text)
-        self._text_label = (label, area.text, text)
+        self._area().show(text, label)
         self.side_by_side = False
         self._typing_settled()
         self._show_stats()  # the same text under a new label is not encoded again, but its row is renamed
@@ -456,22 +432,9 @@ class BoundariesScreen(PaneScreen):
 
         self.app.push_screen(WindowsDialog(self._session.context_windows), chosen)
 
-    @on(TextArea.Changed, "#boundaries-input")
-    def _typed(self, event: TextArea.Changed) -> None:
-        if self._typing_timer is not None:
-            self._typing_timer.stop()
-        self._typing_timer = self.set_timer(TYPING_DELAY, self._typing_settled)
-
-    @on(events.DescendantBlur, "#boundaries-input")
-    def _left_text(self) -> None:
-        """Leaving the text (esc, tab, a click) shows it at once rather than after the typing delay."""
-        if self._typing_timer is not None:
-            self._typing_timer.stop()
-            self._typing_timer = None
-        self._typing_settled()
-
+    @on(WorkbenchInput.Settled)
     def _typing_settled(self) -> None:
-        typed = self._typed_text()
+        typed = self._area().exact_text
         self._session.set_workbench_text(typed)
         target = TYPED if typed else self._last_sample
         if target != self.source:
