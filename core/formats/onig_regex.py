@@ -95,6 +95,18 @@ def _interval_at(pattern: str, i: int) -> regex.Match[str] | None:
     return match if match is not None and (match[1] or match[3]) else None
 
 
+def _next_atom(source: str, char: str, out: list[str], groups: list[int], atom_start: int) -> int:
+    """Where in ``out`` the last atom starts once ``char`` (written for the pattern's ``source`` character) is
+    appended: a group opens a record in ``groups`` and, closed, is the atom; a quantifier keeps the atom."""
+    if source == "(":
+        groups.append(len(out))
+    elif char == ")":
+        return groups.pop() if groups else len(out)
+    elif char not in "*+?":
+        return len(out)
+    return atom_start
+
+
 def _repeated_interval(out: list[str], atom_start: int, interval: str, after: str) -> str:
     """Oniguruma's reading of ``atom{n,m}+`` or ``atom{n}?`` (``after`` is the ``+`` or ``?``), spelled for
     ``regex`` over the atom that ``out[atom_start:]`` holds, which it takes out of ``out``."""
@@ -295,12 +307,7 @@ def python_pattern(pattern: str, where: str) -> str:
             char = "(?<![^\\n])"
         elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
             char = "(?=\\n|\\z)"
-        if pattern[i] == "(":
-            groups.append(len(out))
-        elif char == ")":
-            atom_start = groups.pop() if groups else len(out)
-        elif char not in "*+?":
-            atom_start = len(out)
+        atom_start = _next_atom(pattern[i], char, out, groups, atom_start)
         out.append(char)
         i += 1
     return "".join(out)
@@ -412,12 +419,7 @@ def onig_pattern(pattern: str, label: str) -> str:
                 char = "\\A"
             elif char == "$" and not "".join(out).endswith(("\\s++", "\\s*+")):
                 char = "(?=\\n?\\z)"
-            if pattern[i] == "(":
-                groups.append(len(out))
-            elif char == ")":
-                atom_start = groups.pop() if groups else len(out)
-            elif char not in "*+?":
-                atom_start = len(out)
+            atom_start = _next_atom(pattern[i], char, out, groups, atom_start)
             out.append(char)
             i += 1
         if refused:
