@@ -88,6 +88,20 @@ def test_utf16_text_is_named_not_called_binary(tmp_path: Path, encoding: str, si
         assert "starts with a UTF-16 byte-order mark: convert it to UTF-8 first" in message
 
 
+def refusals_plain_and_packed(path: Path) -> list[str]:
+    """The errors training ``path`` gives, as it is and as a .gz shard (read as a stream, not in chunks), with
+    one worker and two."""
+    packed = path.with_name(path.name + ".gz")
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    messages = []
+    for corpus in (path, packed):
+        for workers in (1, 2):
+            with pytest.raises(CorpusError) as caught:
+                train_bpe(corpus, 300, [], workers=workers)
+            messages.append(error_of(caught))
+    return messages
+
+
 @pytest.mark.parametrize("size", ["small", "beyond one reading chunk"])
 def test_utf16_japanese_without_a_nul_is_named_too(tmp_path: Path, size: str) -> None:
     """Japanese text in UTF-16 holds no NUL byte (こ is 53 30), so it failed as invalid UTF-8, with 'fix the
@@ -96,15 +110,9 @@ def test_utf16_japanese_without_a_nul_is_named_too(tmp_path: Path, size: str) ->
     text = "吾輩は猫である。名前はまだ無い。" * (1 if size == "small" else PARALLEL_MIN_BYTES // 20)
     path.write_bytes(text.encode("utf-16"))
     assert b"\x00" not in path.read_bytes()
-    packed = tmp_path / "notes.txt.gz"  # a text shard: read as a stream, not in chunks
-    packed.write_bytes(gzip.compress(path.read_bytes()))
-    for corpus in (path, packed):
-        for workers in (1, 2):
-            with pytest.raises(CorpusError) as caught:
-                train_bpe(corpus, 300, [], workers=workers)
-            message = error_of(caught)
-            assert "invalid UTF-8" in message and "starts with a UTF-16 byte-order mark: convert it to UTF-8" in message
-            assert "replace" not in message
+    for message in refusals_plain_and_packed(path):
+        assert "invalid UTF-8" in message and "starts with a UTF-16 byte-order mark: convert it to UTF-8" in message
+        assert "replace" not in message
 
 
 @pytest.mark.parametrize("encoding, name", [("shift_jis", "Shift_JIS"), ("euc_jp", "EUC-JP")])
@@ -114,14 +122,8 @@ def test_japanese_in_a_legacy_encoding_is_named(tmp_path: Path, encoding: str, n
     path = tmp_path / "wagahai.txt"
     text = "Title\n" + "吾輩は猫である。名前はまだ無い。\n" * (1 if size == "small" else PARALLEL_MIN_BYTES // 20)
     path.write_bytes(text.encode(encoding))
-    packed = tmp_path / "wagahai.txt.gz"
-    packed.write_bytes(gzip.compress(path.read_bytes()))
-    for corpus in (path, packed):
-        for workers in (1, 2):
-            with pytest.raises(CorpusError) as caught:
-                train_bpe(corpus, 300, [], workers=workers)
-            message = error_of(caught)
-            assert f"it looks like {name}, not UTF-8: convert it to UTF-8 first" in message and "replace" not in message
+    for message in refusals_plain_and_packed(path):
+        assert f"it looks like {name}, not UTF-8: convert it to UTF-8 first" in message and "replace" not in message
 
 
 def test_latin1_is_not_taken_for_japanese(tmp_path: Path) -> None:
