@@ -15,6 +15,7 @@ import pytest
 from rich.cells import cell_len
 from textual import events
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from bpe_tui.screens.inspector import InspectorScreen
@@ -46,6 +47,22 @@ def trained_on(text: str) -> LoadedTokenizer:
     return LoadedTokenizer.from_model(run.result(), name="trained-400")
 
 
+async def paste_into_workbench(app: App, pilot: Pilot, text: str) -> None:
+    """Paste ``text`` into the workbench's field, leave it, and wait until its tokens are drawn."""
+    await pilot.press("slash")
+    app.post_message(events.Paste(text))
+    await pilot.pause()
+    await pilot.press("escape")
+    await settle(pilot)
+
+
+def workbench_lines(app: App) -> tuple[int, list[str]]:
+    """The main token view's width and the text of each of its lines as drawn."""
+    view = app.screen.query_one("#boundaries-tokens", TokenView)
+    region = view.scrollable_content_region
+    return region.width, [view.render_line(y).text for y in range(region.height)]
+
+
 @pytest.mark.parametrize("text", [HINDI * 3, SKIN_TONES], ids=["vowel signs", "skin tones"])
 async def test_the_workbench_fills_each_line_and_never_runs_under_the_border(text: str) -> None:
     # Rich counted a spacing mark as no cell and 👍🏽 as two, where wcwidth (and tmux) count one and four, so
@@ -53,14 +70,8 @@ async def test_the_workbench_fills_each_line_and_never_runs_under_the_border(tex
     app = make_app(session=session_with(trained_on(text)), start_mode="boundaries")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        app.post_message(events.Paste(text))
-        await pilot.pause()
-        await pilot.press("escape")
-        await settle(pilot)
-        view = app.screen.query_one("#boundaries-tokens", TokenView)
-        width = view.scrollable_content_region.width
-        lines = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+        await paste_into_workbench(app, pilot, text)
+        width, lines = workbench_lines(app)
         drawn = [line for line in lines if line.strip()]
         assert len(drawn) >= 3
         assert [cell_width(line) for line in lines] == [width] * len(lines)
@@ -89,14 +100,8 @@ async def test_emoji_in_the_workbench_take_the_same_cells_in_every_terminal() ->
     app = make_app(session=session_with(gpt2()), start_mode="boundaries")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        app.post_message(events.Paste("I ❤️ tokens, ✔️ done ☀️ " * 12))
-        await pilot.pause()
-        await pilot.press("escape")
-        await settle(pilot)
-        view = app.screen.query_one("#boundaries-tokens", TokenView)
-        width = view.scrollable_content_region.width
-        lines = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+        await paste_into_workbench(app, pilot, "I ❤️ tokens, ✔️ done ☀️ " * 12)
+        width, lines = workbench_lines(app)
         assert "\\ufe0f" in lines[0]
         assert [(cell_len(line), cell_width(line)) for line in lines] == [(width, width)] * len(lines)
 
@@ -107,11 +112,7 @@ async def test_a_long_token_leaves_room_for_its_ranges_in_the_detail_line() -> N
     app = make_app(session=session_with(trained_on("=" * 120 + "\n")), start_mode="boundaries")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
-        app.post_message(events.Paste("=" * 120 + "\n"))
-        await pilot.pause()
-        await pilot.press("escape")
-        await settle(pilot)
+        await paste_into_workbench(app, pilot, "=" * 120 + "\n")
         view = app.screen.query_one("#boundaries-tokens", TokenView)
         assert len(view.tokens[0].token) == 120
         detail = app.screen.query_one("#token-detail", Static)
