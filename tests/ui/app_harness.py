@@ -199,6 +199,11 @@ def make_app(
     )
 
 
+def app_on_corpus(corpus: Path | None, root: Path) -> BpeTuiApp:
+    """The app on its corpus pane, with ``corpus`` chosen (or none) and the file tree rooted at ``root``."""
+    return make_app(session=make_session(corpus), services=make_services(corpus_root=root))
+
+
 def app_trained_by(
     factory: Callable[[TrainingSpec], object],
     *,

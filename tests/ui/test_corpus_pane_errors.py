@@ -15,7 +15,7 @@ from textual.widgets import DirectoryTree, Static
 from bpe_tui.screens.corpus import CorpusScreen
 from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from core.formats import save_tokenizer
-from tests.ui.app_harness import SIZE, make_app, make_services, make_session, recorded_run, settle
+from tests.ui.app_harness import SIZE, app_on_corpus, recorded_run, settle
 
 
 def unusable(kind: str, folder: Path) -> tuple[Path, str]:
@@ -42,7 +42,7 @@ def unusable(kind: str, folder: Path) -> tuple[Path, str]:
 async def test_a_file_that_cannot_be_used_is_named_once(kind: str, tmp_path: Path) -> None:
     path, words = unusable(kind, tmp_path)
     seen: list[Message] = []
-    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(path, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         shown = str(app.screen.query_one(CorpusStatsView).content)
@@ -57,7 +57,7 @@ async def test_a_corpus_name_is_shown_as_typed(tmp_path: Path) -> None:
     # "[bold]" would be read as markup (and vanish); ESC would reach the terminal as it is.
     path = tmp_path / "[bold]odd\x1b[2J.txt"
     path.write_text("some text\n", encoding="utf-8")
-    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(path, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         title = app.screen.query_one("#preview-box").border_title  # as markup, the form Textual keeps it in
@@ -68,7 +68,7 @@ async def test_the_tree_shows_file_names_as_typed(tmp_path: Path) -> None:
     # The tree wrote names raw: ESC reached the terminal, and a byte that is not UTF-8 broke the row's width.
     (tmp_path / "[bold]odd\x1b[31m.txt").write_text("some text\n", encoding="utf-8")
     (tmp_path / os.fsdecode(b"bad\xffname.txt")).write_text("some text\n", encoding="utf-8")
-    app = make_app(session=make_session(), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(None, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         tree = app.screen.query_one("#tree", DirectoryTree)
@@ -81,7 +81,7 @@ async def test_a_stale_scan_failure_leaves_the_chosen_files_stats(tmp_path: Path
     # error over the stats of the file the cursor stopped on: the cancelled scan still posted its failure.
     good = tmp_path / "good.txt"
     good.write_text("plain text\n", encoding="utf-8")
-    app = make_app(session=make_session(good), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(good, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -95,7 +95,7 @@ async def test_a_tokenizer_file_chosen_as_corpus_says_so(tmp_path: Path) -> None
     # A tokenizer .json is read as JSON lines, and its error said "fix the record or skip bad records".
     path = tmp_path / "tok.json"
     save_tokenizer(recorded_run()[-1].model, path, format="hf")  # type: ignore[attr-defined]
-    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(path, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         shown = str(app.screen.query_one(CorpusStatsView).content)
@@ -107,7 +107,7 @@ async def test_a_corpus_name_is_written_out_in_stats_study_and_stepper(tmp_path:
     path = tmp_path / "esc\x1b[31mred.txt"
     path.write_text("low lower newest\n" * 20, encoding="utf-8")
     written = r"esc\x1b[31mred.txt"
-    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(path, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert str(app.screen.query_one(CorpusStatsView).content).startswith(f"{written}  ")
@@ -137,7 +137,7 @@ async def test_the_preview_writes_presentation_selectors_out(tmp_path: Path) -> 
     # tmux draws ❤️ one cell wide where Rich counts two, so the preview box's right border moved on that line.
     path = tmp_path / "chat.txt"
     path.write_text("I ❤\ufe0f it ☺\ufe0e\n", encoding="utf-8")
-    app = make_app(session=make_session(path), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(path, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         shown = str(app.screen.query_one("#preview", Static).content)

@@ -17,7 +17,7 @@ from bpe_tui.recent_files import MAX_RECENT, load_recent, recent_file, remember
 from bpe_tui.screens.corpus_offer import CorpusOfferDialog
 from bpe_tui.screens.path_dialog import PathDialog
 from bpe_tui.widgets.path_box import PathBox
-from tests.ui.app_harness import SAMPLES, make_app, make_services, make_session, ready, settle
+from tests.ui.app_harness import SAMPLES, app_on_corpus, make_app, make_services, ready, settle
 
 
 def test_recent_files_live_under_xdg_config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,7 +114,7 @@ async def test_tab_goes_from_the_tree_to_the_form_past_a_long_preview(tmp_path: 
     # and the vocab size typed next ("3...") switched to the stepper.
     long_text = tmp_path / "long.txt"
     long_text.write_text("a line of text\n" * 400, encoding="utf-8")
-    app = make_app(session=make_session(long_text), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(long_text, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("1")

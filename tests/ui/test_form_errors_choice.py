@@ -17,7 +17,7 @@ from bpe_tui.widgets.training_form import parse_settings
 from core.analysis.study import StudyFinished
 from core.errors import CorpusError
 from core.train.events import MergeMade
-from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+from tests.ui.app_harness import SIZE, app_on_corpus, settle
 from tests.ui.test_views_study import started_study_spec
 from tests.ui.views_harness import session_with
 
@@ -30,7 +30,7 @@ async def test_replace_is_chosen_by_keys_and_reaches_the_run(tmp_path: Path) -> 
     corpus = tmp_path / "latin1.txt"
     corpus.write_bytes(b"\xff\xff\xff")  # three bytes that are not UTF-8
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         choice = app.screen.query_one("#errors", Select)

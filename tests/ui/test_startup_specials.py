@@ -15,17 +15,7 @@ from bpe_tui.widgets.corpus_stats import CorpusStatsView
 from bpe_tui.widgets.training_form import default_settings
 from core.encode.tokenizer import Tokenizer
 from core.model import BPEModel
-from tests.ui.app_harness import (
-    SAMPLES,
-    SIZE,
-    app_trained_by,
-    make_app,
-    make_services,
-    make_session,
-    recorded_run,
-    replay_factory,
-    settle,
-)
+from tests.ui.app_harness import SAMPLES, SIZE, app_on_corpus, app_trained_by, recorded_run, replay_factory, settle
 
 EOT = "<|endoftext|>"
 
@@ -86,7 +76,7 @@ async def test_the_form_with_its_defaults_trains_the_start_up_tokenizer(tmp_path
     assert corpus.read_text(encoding="utf-8") == start_up.text
 
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")  # the form untouched: its defaults
@@ -112,7 +102,7 @@ def warnings(seen: list[Message]) -> list[str]:
 async def scan_then_train(corpus: Path) -> tuple[list[Message], str]:
     """Choose ``corpus`` in the corpus pane, let the scan finish, press ctrl+t; the messages and the stats text."""
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=make_services(corpus_root=corpus.parent))
+    app = app_on_corpus(corpus, corpus.parent)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         stats_text = app.screen.query_one(CorpusStatsView).render().plain
@@ -148,7 +138,7 @@ async def test_clearing_the_specials_field_makes_the_separator_a_forgotten_marke
     corpus = tmp_path / "docs.txt"
     corpus.write_text(f"one{EOT}two{EOT}three", encoding="utf-8")
     seen: list[Message] = []
-    app = make_app(session=make_session(corpus), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(corpus, tmp_path)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot)
         assert "<|…|>" not in app.screen.query_one(CorpusStatsView).render().plain

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from tests.ui.app_harness import SIZE, make_app, make_services, make_session, settle
+from tests.ui.app_harness import SIZE, app_on_corpus, settle
 from tests.ui.test_views_study import started_study_spec
 from tests.ui.views_harness import session_with
 
@@ -16,7 +16,7 @@ CHAT_MARKERS = ("<|im_start|>", "<|im_end|>")
 async def test_the_form_s_special_tokens_reach_the_session(tmp_path: Path) -> None:
     corpus = tmp_path / "chat.txt"
     corpus.write_text("<|im_start|>hi<|im_end|><|im_start|>there<|im_end|>", encoding="utf-8")
-    app = make_app(session=make_session(corpus), services=make_services(corpus_root=tmp_path))
+    app = app_on_corpus(corpus, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.session.special_tokens == ("<|endoftext|>",)  # the form's default
