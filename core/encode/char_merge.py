@@ -27,6 +27,8 @@ class CharMergeEngine(MergeEngine):
     [301, 97, 195, 188]
     """
 
+    starts_from_bytes = False
+
     def __init__(
         self,
         byte_ids: Sequence[int],

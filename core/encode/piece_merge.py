@@ -32,6 +32,7 @@ from operator import add, itemgetter, lshift, not_, or_
 
 from core.encode.bounded_memo import CACHE_LIMIT, BoundedMemo
 from core.encode.merge_loops import NO_RANK, SMALL_LIMIT, merge_heap, merge_small
+from core.encode.own_tokens import OwnTokens
 
 SHORT_PIECE = 24
 """Pieces up to this many bytes are merged directly; longer ones go unit by unit."""
@@ -83,6 +84,9 @@ class MergeEngine:
         token_bytes: id -> token bytes, for re-encoding windows of tokens.
     """
 
+    starts_from_bytes = True
+    """Whether merging starts from one token per byte, as the proofs of :mod:`core.encode.own_tokens` assume."""
+
     def __init__(
         self,
         byte_ids: Sequence[int],
@@ -96,6 +100,10 @@ class MergeEngine:
         self._merged_ids = merged_ids
         self._token_bytes = token_bytes
         self._byte_pair_flags: bytearray | None = None
+        # Merging starts from bytes here (not so in CharMergeEngine, which proves nothing).
+        self._own = OwnTokens(self._byte_ids if self.starts_from_bytes else (), pair_ranks, merged_ids)
+        # Bytes -> the token, for every token proved its own encoding (see core.encode.own_tokens).
+        self._whole = {token_bytes[token]: token for token in self._own.merged}
         self._units = BoundedMemo(lambda unit: tuple(self.merge_bytes(unit.encode("utf-8"))))
         self._pairs = BoundedMemo(self._pair_is_final, limit=CACHE_LIMIT * 4)
         # (unit, unit) or "two characters" -> whether the seam between their encodings is final.
@@ -116,9 +124,12 @@ class MergeEngine:
     def merge_bytes(self, data: bytes) -> list[int]:
         """The BPE encoding of ``data`` (no caching), choosing the algorithm by length.
 
-        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).merge_bytes(b"hi!")
+        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {256: b"hi"}).merge_bytes(b"hi!")
         [256, 33]
         """
+        token = self._whole.get(data)
+        if token is not None:
+            return [token]
         ids = self._start_ids(data)
         if len(ids) <= SMALL_LIMIT:
             return merge_small(ids, self._pair_ranks, self._merged_ids)
@@ -131,10 +142,13 @@ class MergeEngine:
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The BPE encoding of one pre-token.
 
-        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {}).encode_piece("hi")
+        >>> MergeEngine(range(256), {(104, 105): 0}, [256], {256: b"hi"}).encode_piece("hi")
         (256,)
         """
         data = piece.encode("utf-8")  # a surrogate raises here, as the tokenizer expects
+        token = self._whole.get(data)
+        if token is not None:  # half the distinct pre-tokens of English text
+            return (token,)
         if len(data) == len(piece):  # ASCII
             if len(piece) <= SHORT_PIECE:  # most misses: merge_bytes inlined (SHORT_PIECE <= SMALL_LIMIT)
                 return tuple(merge_small(self._start_ids(data), self._pair_ranks, self._merged_ids))
@@ -280,6 +294,9 @@ class MergeEngine:
         return self._pairs[left, right]
 
     def _pair_is_final(self, pair: tuple[int, int]) -> bool:
+        verdict = self._own.seam_is_final(pair[0], pair[1])
+        if verdict is not None:
+            return verdict
         left, right = self._token_bytes[pair[0]], self._token_bytes[pair[1]]
         # A merge across the seam would make a token holding the seam's two bytes side by side. The flags
         # cost a pass over every merge, so the first few verdicts (English with a few dashes needs a
