@@ -301,6 +301,15 @@ def rate(case: dict[str, Any], encoder: str, key: str = "first_mbps") -> float |
     return case["sides"].get(encoder, {}).get(key)
 
 
+def _load_ms(sides: dict[str, Any]) -> str:
+    """Milliseconds to build bpe-tui's tokenizer and tiktoken's from the same files (outside the clock of
+    "cold", which starts with a built tokenizer): work done once per tokenizer shows here."""
+    ours, theirs = sides.get("bpe-tui", {}).get("load_s"), sides.get("tiktoken", {}).get("load_s")
+    if ours is None or theirs is None:
+        return "-"
+    return f"{ours * 1000:.0f} / {theirs * 1000:.0f}"
+
+
 def report(cases: list[dict[str, Any]]) -> list[str]:
     """Print the table and the targets; return the verdict lines."""
     rows = []
@@ -322,15 +331,17 @@ def report(cases: list[dict[str, Any]]) -> list[str]:
             f"{ours['unique_pretokens']:,}" if "unique_pretokens" in ours else "-",
             _percent(ours.get("hit_rate_cold")), _percent(ours.get("hit_rate_warm")),
             "NO: " + ",".join(disagree) if disagree else "yes",
+            _load_ms(s),
         ])
     print()
     print(c.table(["text", "ours cold", "ours warm", "tiktoken", "HF", "HF docs", "cold/tt", "warm/tt", "regex finditer",
-                   "regex findall", "our split", "distinct", "hits cold", "hits warm", "same ids"], rows))
+                   "regex findall", "our split", "distinct", "hits cold", "hits warm", "same ids", "load ms ours/tt"], rows))
     print("\n(MB/s = 10^6 bytes of UTF-8 input per second, median of runs, one thread, whole text in one call; "
           "\n cold = first encode on a fresh tokenizer, warm = second; ratios = medians of per-round ratios to "
           "\n tiktoken's first pass; regex = the GPT-2 pattern alone, the floor for a pure-Python encoder;"
           "\n distinct = distinct pre-tokens; hits = share of pre-tokens found in bpe-tui's pre-token cache;"
-          "\n wide text such as Japanese goes character by character, its pre-tokens bypassing that cache)")
+          "\n wide text such as Japanese goes character by character, its pre-tokens bypassing that cache;"
+          "\n load = reading GPT-2's files and building the tokenizer, before the clock starts)")
     for case in cases:
         c.print_errors(case["text"], case["sides"])
     verdicts = []
