@@ -30,6 +30,7 @@ them: if merging its bytes makes it by one merge, that crosses the seam of the o
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import ge, itemgetter
 
 _NEVER = 1 << 62
 """A rank after every merge: the end of the interval of a token nothing consumes."""
@@ -63,19 +64,15 @@ class OwnTokens:
         self._left_of: dict[int, int] = {}
         self._right_of: dict[int, int] = {}
         last_made = dict(self.made_at)  # token -> the last rank that makes it
-        for rank, token in enumerate(merged_ids):
-            last_made[token] = rank
-        operands: list[tuple[int, int] | None] = [None] * len(merged_ids)
-        for pair, rank in pair_ranks.items():
-            left, right = pair
-            if last_made.get(left, rank) >= rank or last_made.get(right, rank) >= rank:
+        last_made.update(zip(merged_ids, range(len(merged_ids))))
+        ranks = pair_ranks.values()
+        for side in (0, 1):  # (C-level maps: this runs for every tokenizer built)
+            if any(map(ge, map(last_made.get, map(itemgetter(side), pair_ranks), ranks), ranks)):
                 return  # not monotone (or a side nothing makes): prove nothing
-            operands[rank] = pair
         made_at, left_of, right_of, get = self.made_at, self._left_of, self._right_of, pair_ranks.get
-        for rank, token in enumerate(merged_ids):
-            pair = operands[rank]
-            if pair is None:
-                continue  # a repeated pair: only its first rank ever merges
+        # In rank order, as Tokenizer builds pair_ranks (in another order fewer tokens would be proved).
+        for pair, rank in pair_ranks.items():
+            token = merged_ids[rank]
             # _merges_across(*pair, rank) written out: this runs once per merge, at start-up
             x, y = pair
             made_x, made_y = made_at.get(x), made_at.get(y)

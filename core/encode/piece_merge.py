@@ -95,7 +95,8 @@ class MergeEngine:
         token_bytes: Mapping[int, bytes],
     ) -> None:
         self._byte_ids = list(byte_ids)
-        self._identity = self._byte_ids == list(range(256))
+        # When the byte tokens are ids 0-255 in some order (GPT-2's are), bytes.translate maps bytes to ids in C.
+        self._byte_table = bytes(self._byte_ids) if sorted(self._byte_ids) == list(range(256)) else None
         self._pair_ranks = pair_ranks
         self._merged_ids = merged_ids
         self._token_bytes = token_bytes
@@ -137,7 +138,8 @@ class MergeEngine:
 
     def _start_ids(self, data: bytes) -> list[int]:
         """The tokens merging starts from: one per byte."""
-        return list(data) if self._identity else list(map(self._byte_ids.__getitem__, data))
+        table = self._byte_table
+        return list(data.translate(table)) if table is not None else list(map(self._byte_ids.__getitem__, data))
 
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The BPE encoding of one pre-token.
