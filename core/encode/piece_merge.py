@@ -2,9 +2,11 @@
 
 The rule (GPT-2, tiktoken, CS336) is :func:`core.reference.encode_pretoken`: repeatedly merge the
 adjacent pair with the lowest merge rank, the leftmost one when the same pair occurs twice, until no
-adjacent pair has a rank. The reference rescans every pair after every merge; three faster ways here
+adjacent pair has a rank. The reference rescans every pair after every merge; the faster ways here
 must each give exactly its tokens (as ids):
 
+* a piece whose bytes are one token proved to be its own encoding (:mod:`core.encode.own_tokens`) is
+  that token, found by one dict lookup: half the distinct pre-tokens of English text;
 * :func:`~core.encode.merge_loops.merge_small` rescans a short list (``min`` and ``list.index`` run in C, so for a few dozen
   bytes this beats any cleverer structure);
 * :func:`~core.encode.merge_loops.merge_heap` keeps a heap of pair ranks over a linked list of positions with lazy invalidation,
@@ -19,7 +21,8 @@ must each give exactly its tokens (as ids):
   it, widened until its own left seam is compatible. In Japanese text under GPT-2 nearly every character
   seam is compatible, so a piece costs about one cached lookup per character instead of one heap step per
   merge. If repairs ever cost more than a few times the piece, it falls back to
-:func:`~core.encode.merge_loops.merge_heap`.
+  :func:`~core.encode.merge_loops.merge_heap`. Seams between proved tokens are judged by the proofs'
+  walk down both tokens' spines; others by merging the pair's bytes.
 """
 
 from __future__ import annotations
