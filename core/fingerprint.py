@@ -1,7 +1,7 @@
 """A tokenizer's identity: SHA-256 over what decides how it encodes, so two files can be compared at a glance.
 
-Only the vocabulary, the merges, the special tokens, the split pattern and the base (hashed only when it is
-not the byte base, so older fingerprints still hold) change the ids a tokenizer
+Only the vocabulary, the merges, the special tokens, the split pattern, the base (hashed only when it is
+not the byte base, so older fingerprints still hold) and the normalizer (only when there is one) change the ids a tokenizer
 produces, so only they go into the hash. Merge counts, training parameters, the display name and the file
 format do not: the same tokenizer saved as our JSON, as GPT-2 files or as ``tokenizer.json`` keeps its
 fingerprint. The serialisation is canonical (vocab sorted by id, special tokens sorted, bytes as hex,
@@ -38,6 +38,8 @@ def canonical_bytes(model: BPEModel) -> bytes:
     ]
     if model.base != "bytes":  # a byte-base model hashes as it always did
         data.append(model.base)
+    if model.normalizer is not None:  # so does one without a normalizer
+        data.append(["normalizer", model.normalizer])
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 

@@ -152,6 +152,9 @@ class BPEModel:
             checked (``True``) or the file had none, so an edit may have gone unnoticed (``False``);
             ``None`` for other formats, which record none, and for models made in memory. Not part of
             the model's identity: it is left out of comparisons and of the fingerprint.
+        normalizer: the Unicode normal form the text between special tokens is put in before it is split
+            (``"NFC"`` for Qwen2's tokenizer.json; see :mod:`core.encode.normalizer`), or ``None``: the
+            text as it is (every tokenizer bpe-tui trains). Part of the model's identity.
     """
 
     vocab: dict[int, bytes]
@@ -164,6 +167,7 @@ class BPEModel:
     name: str = ""
     fingerprint_verified: bool | None = field(default=None, compare=False)
     base: str = BYTE_BASE
+    normalizer: str | None = None
 
     @property
     def vocab_size(self) -> int:

@@ -108,6 +108,8 @@ def summary_lines(
     ]
     if model.base == CHAR_BASE:  # only then: a byte-level report stays as it was
         lines.insert(5, "base:           characters (byte fallback for the rest)")
+    if model.normalizer is not None:  # likewise: Qwen2's NFC, before the pattern splits the text
+        lines.insert(4, f"normalizer:     {model.normalizer} (the text between special tokens, before it is split)")
     tie_summary = tied_merges(model)
     lines.append(f"ties:           {tie_summary.describe()}")
 

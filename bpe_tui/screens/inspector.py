@@ -61,6 +61,8 @@ def summary_content(loaded: LoadedTokenizer, digest: str) -> Content:
     parts += ["\n", ("fingerprint ", "dim"), digest[:16]]
     if model.fingerprint_verified is False:  # loaded from a file whose fingerprint key was deleted
         parts.append((" (unverified)", "$warning"))
+    if model.normalizer is not None:  # Qwen2's NFC: the text is normalized before the pattern splits it
+        parts += [("  normalizer ", "dim"), model.normalizer]
     parts += [("  pattern ", "dim"), pattern]
     parts += [("  specials ", "dim"), specials]
     if model.training is not None and model.training.stopped_after is not None:

@@ -34,6 +34,7 @@ from core.encode.arguments import (
 from core.encode.decoding import InvalidTokenIdError, TokenIdTypeError
 from core.char_base import char_token_ids
 from core.encode.char_merge import CharMergeEngine
+from core.encode.normalizer import normalize_in
 from core.encode.piece_merge import MergeEngine
 from core.encode.piece_cache import PIECE_CACHE_LIMIT, PieceCache
 from core.encode.plain_text import PlainTextEncoder
@@ -127,6 +128,8 @@ class Tokenizer:
         """
         tokenizer = cls.__new__(cls)
         tokenizer._setup(model.vocab, model.merges, model.special_tokens, model.pattern, model)
+        if model.normalizer is not None:  # Qwen2's NFC: replaces _encode_text, _certain_prefix, _token_spans
+            normalize_in(tokenizer, model.normalizer)
         return tokenizer
 
     def _setup(
@@ -279,13 +282,19 @@ class Tokenizer:
         return encode_stream(
             iterable,
             self.stream_block_chars,
-            lambda buffer: certain_prefix(buffer, self._specials, self._plain),
+            self._certain_prefix,
             self.encode,
         )
 
+    def _certain_prefix(self, buffer: str) -> tuple[list[int], str]:
+        return certain_prefix(buffer, self._specials, self._plain)
+
     def encode_with_spans(self, text: str) -> list[TokenSpan]:
         """Encode ``text`` and describe where each token lies; see :func:`core.encode.spans.token_spans`."""
-        return token_spans(self, checked_text(text, "encode_with_spans"))
+        return self._token_spans(checked_text(text, "encode_with_spans"))
+
+    def _token_spans(self, text: str) -> list[TokenSpan]:
+        return token_spans(self, text)
 
     def _encode_text(self, text: str, specials) -> list[int]:  # specials: re.Pattern | None
         try:

@@ -116,6 +116,7 @@ def checked_model(
     vocab_label: str = "the vocab",
     merges_label: str = "the merges",
     base: str = BYTE_BASE,
+    normalizer: str | None = None,
 ) -> BPEModel:
     """Build a model after the checks every loader needs, so a bad file fails here and not in ``encode``.
 
@@ -214,6 +215,7 @@ def checked_model(
         training=training,
         name=model_name(path),
         base=base,
+        normalizer=normalizer,
         **kwargs,
     )
 

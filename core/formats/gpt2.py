@@ -367,6 +367,11 @@ def write(model: BPEModel, path: Path) -> list[Path]:
             f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they describe byte-level BPE and this "
             "tokenizer has a character base; save as bpe-tui or hf instead"
         )
+    if model.normalizer is not None:
+        raise SettingsError(
+            f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they cannot say that its text is put in "
+            f"{model.normalizer} first; save as bpe-tui or hf instead"
+        )
     if model.pattern != GPT2_PATTERN:
         raise SettingsError(
             f"cannot save {model.name or 'this tokenizer'} as GPT-2 files: they imply GPT-2's split pattern and "

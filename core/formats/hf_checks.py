@@ -3,7 +3,7 @@
 :mod:`core.formats.huggingface` reads the file; the checks here refuse, with one line naming the cause,
 what would load and then encode otherwise: added tokens that Hugging Face finds in other places than a
 special token is found here (``lstrip``, ``rstrip``, ``single_word``, or a ``normalized`` one overlapping
-one that is not), ``ignore_merges`` where it would change the ids, a ``Split`` pattern that matches empty
+one that is not, or a ``normalized`` one under a normalizer), ``ignore_merges`` where it would change the ids, a ``Split`` pattern that matches empty
 text, and a decoder that makes Hugging Face's ``decode`` give other text than the tokens' bytes.
 """
 
@@ -15,6 +15,7 @@ from typing import Any
 import regex
 
 from core.encode.merge_loops import SMALL_LIMIT, merge_heap, merge_small
+from core.encode.normalizer import FORMS
 from core.errors import TokenizerFileError
 from core.formats.common import show_token
 from core.pretokenize.coverage import empty_match, pattern_problem
@@ -61,6 +62,42 @@ def refuse_contested_added_tokens(added_tokens: list[dict[str, Any]], path: Path
             f"{path}: added token {normalized!r:.40} (normalized) overlaps {other!r:.40} (not normalized), which "
             "Hugging Face looks for first and bpe-tui does not; not supported"
         )
+
+
+def normal_form(normalizer: Any, path: Path) -> str | None:
+    """The normal form a ``normalizer`` puts text in, or ``None`` for no normalizer; any other is refused.
+
+    Accepted: one of :data:`~core.encode.normalizer.FORMS` (Qwen2's ``{"type": "NFC"}``), alone or as the one
+    step of a ``Sequence``; an empty ``Sequence`` changes nothing.
+    """
+    is_sequence = isinstance(normalizer, dict) and normalizer.get("type") == "Sequence"
+    steps = normalizer.get("normalizers") if is_sequence else [normalizer]
+    if normalizer is None or steps == []:
+        return None
+    if isinstance(steps, list) and len(steps) == 1 and isinstance(steps[0], dict) and steps[0].get("type") in FORMS:
+        if steps[0] == {"type": steps[0]["type"]}:
+            return steps[0]["type"]
+    kinds = [str(step.get("type"))[:40] if isinstance(step, dict) else type(step).__name__ for step in steps or []]
+    raise TokenizerFileError(
+        f"{path}: has a {' + '.join(kinds) or 'Sequence'} normalizer, which bpe-tui cannot reproduce; only "
+        f"{', '.join(FORMS)} or none is supported"
+    )
+
+
+def refuse_normalized_added_tokens(added_tokens: list[dict[str, Any]], form: str | None, path: Path) -> None:
+    """Refuse an added token marked ``normalized`` in a file with a normalizer (``form``; ``None``: none).
+
+    Hugging Face looks for such a token in the normalized text, where bpe-tui looks for every added token in
+    the text as given, and normalization can make or unmake one: with NFC, ``<a`` is not in ``<a`` + U+0301
+    (that is ``<á``), and the token ``OK`` is in ``O`` + U+212A KELVIN SIGN (made ``OK``). Qwen2's added
+    tokens are all ``normalized: false``.
+    """
+    for index, added in enumerate(added_tokens if form is not None else []):
+        if added.get("normalized", not added.get("special")):
+            raise TokenizerFileError(
+                f"{path}: added_tokens[{index}] {added['content'][:40]!r} is normalized: Hugging Face looks for it "
+                f"after the {form} normalizer, bpe-tui before; set \"normalized\": false to load it"
+            )
 
 
 def added_token(added: Any, index: int, path: Path) -> tuple[int, str]:

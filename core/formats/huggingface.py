@@ -7,12 +7,12 @@ without a token becomes its bytes, as here), and a ``ByteFallback`` + ``Fuse`` d
 written as ``["left", "right"]`` pairs, since its tokens may hold spaces (``tokenizers`` 0.20 and later).
 
 Only files that encode exactly as our BPE would are accepted; anything that would change the ids
-(a normalizer, a prefix space, BPE dropout, subword prefixes, a non-byte-level vocab, an added token with
-``lstrip``, ``rstrip`` or ``single_word``) is refused with the option named, rather than loaded and silently
-encoding differently (an empty ``Sequence`` of normalizers changes nothing and loads). ``ignore_merges``
+(a prefix space, BPE dropout, subword prefixes, a non-byte-level vocab, an added token with ``lstrip``, ``rstrip``
+or ``single_word``) is refused with the option named, rather than loaded and encoding otherwise. A normalizer
+is accepted when it is one of Unicode's normal forms alone (Qwen2's ``NFC``; see :mod:`core.encode.normalizer`)
+and no added token is ``normalized``; an empty ``Sequence`` of them changes nothing and loads. ``ignore_merges``
 (Llama 3 sets it) is accepted when it changes nothing: when merging each token's own bytes gives that token
-back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text and do not
-change how the text itself is split.
+back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text, not how it is split.
 
 Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
 in the text before pre-tokenisation and never splits them, which is what a special token does here. An
@@ -32,8 +32,8 @@ from typing import Any
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import SettingsError, TokenizerFileError
 from core.formats.common import checked_model, utf8
-from core.formats.hf_checks import added_token, check_decoder, check_merges_make_whole_tokens
-from core.formats.hf_checks import refuse_contested_added_tokens, refuse_empty_matches
+from core.formats.hf_checks import added_token, check_decoder, check_merges_make_whole_tokens, normal_form
+from core.formats.hf_checks import refuse_contested_added_tokens, refuse_empty_matches, refuse_normalized_added_tokens
 from core.formats.onig_regex import onig_pattern, python_pattern
 from core.pretokenize.coverage import pattern_problem
 from core.atomic import atomic_write_text
@@ -66,11 +66,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         )
     _refuse_options(model, path, char_base)
     check_decoder(data.get("decoder"), path, char_base)
-    if data.get("normalizer") is not None and data["normalizer"] != {"type": "Sequence", "normalizers": []}:
-        raise TokenizerFileError(
-            f"{path}: has a {_type_of(data['normalizer'])} normalizer, which bpe-tui cannot reproduce; "
-            "only tokenizers without a normalizer are supported"
-        )
+    normalizer = normal_form(data.get("normalizer"), path)
     pattern = _split_pattern(data["pre_tokenizer"], path) if char_base else _pattern(data.get("pre_tokenizer"), path)
 
     vocab, unspelled = _vocab(model.get("vocab"), path, char_base)
@@ -107,6 +103,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         vocab[token_id] = text
         specials.setdefault(content)
     refuse_contested_added_tokens(added_tokens or [], path)
+    refuse_normalized_added_tokens(added_tokens or [], normalizer, path)
     stray = [token for token in unspelled if token not in specials]
     if stray:
         raise TokenizerFileError(
@@ -130,6 +127,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         vocab_label="model.vocab",
         merges_label="model.merges",
         base=CHAR_BASE if char_base else BYTE_BASE,
+        normalizer=normalizer,
     )
     spelled_ids = model["vocab"]  # a dict: _vocab checked it
     for index, added in enumerate(added_tokens or []):
@@ -335,6 +333,7 @@ def to_json(model: BPEModel) -> dict[str, Any]:
         vocab = _character_vocab(model)
         return _document(
             added,
+            normalizer=model.normalizer,
             pre_tokenizer=split,
             decoder={"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]},
             vocab=vocab,
@@ -344,6 +343,7 @@ def to_json(model: BPEModel) -> dict[str, Any]:
     vocab = _byte_level_vocab(model, ids)
     return _document(
         added,
+        normalizer=model.normalizer,
         pre_tokenizer={
             "type": "Sequence",
             "pretokenizers": [
@@ -387,19 +387,20 @@ def _byte_level_vocab(model: BPEModel, ids: dict[bytes, int]) -> dict[str, int]:
 def _document(
     added: list[dict[str, Any]],
     *,
+    normalizer: str | None,
     pre_tokenizer: dict[str, Any],
     decoder: dict[str, Any],
     vocab: dict[str, int],
     merges: list[Any],
     byte_fallback: bool,
 ) -> dict[str, Any]:
-    """A whole tokenizer.json around a BPE model: no normalizer, no post-processor, no dropout."""
+    """A whole tokenizer.json around a BPE model: its normalizer if it has one, no post-processor, no dropout."""
     return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
+        "normalizer": {"type": normalizer} if normalizer is not None else None,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": decoder,

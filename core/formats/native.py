@@ -28,6 +28,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.encode.normalizer import FORMS
 from core.formats.byte_alphabet import decode_bytes, encode_bytes
 from core.errors import TokenizerFileError
 from core.fingerprint import fingerprint
@@ -38,11 +39,12 @@ from core.model import BASES, BYTE_BASE, TIE_RULE, BPEModel, TrainingInfo
 FORMAT_NAME = "bpe-tui"
 VERSION = 1
 KEYS = (
-    "format", "version", "name", "fingerprint", "base", "pattern", "tie_rule", "special_tokens", "training", "vocab",
-    "merges",
+    "format", "version", "name", "fingerprint", "base", "normalizer", "pattern", "tie_rule", "special_tokens", "training",
+    "vocab", "merges",
 )
 """Every top-level key of a version-1 file, in the order written. ``base`` is written only for a character-base
-tokenizer: a file without it is byte-level, so byte-level files are as they always were."""
+tokenizer: a file without it is byte-level, so byte-level files are as they always were. ``normalizer`` likewise
+is written only for a tokenizer that normalizes its text (one loaded from Qwen2's tokenizer.json)."""
 
 
 def to_text(model: BPEModel) -> str:
@@ -65,6 +67,7 @@ def to_text(model: BPEModel) -> str:
         "name": model.name,
         "fingerprint": fingerprint(model),
         **({"base": model.base} if model.base != BYTE_BASE else {}),
+        **({"normalizer": model.normalizer} if model.normalizer is not None else {}),
         "pattern": model.pattern,
         "tie_rule": TIE_RULE,
         "special_tokens": list(model.special_tokens),
@@ -158,6 +161,9 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     training = _training(data.get("training"), path)
     base = data.get("base", BYTE_BASE)
     _expect(base in BASES, path, f"'base' must be one of {', '.join(map(repr, BASES))}, got {base!r:.40}")
+    normalizer = data.get("normalizer")
+    _expect(normalizer is None or normalizer in FORMS, path,
+            f"'normalizer' must be one of {', '.join(map(repr, FORMS))}, got {normalizer!r:.40}")
 
     model = checked_model(
         path,
@@ -172,6 +178,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     )
     if any(r is not None for r in runner_ups):
         model = dataclasses.replace(model, merge_runner_ups=runner_ups)
+    if normalizer is not None:
+        model = dataclasses.replace(model, normalizer=normalizer)
     name = data.get("name", "")
     _expect(isinstance(name, str), path, f"'name' must be a string, got {name!r:.40}")
     utf8(name, path, "'name'")  # saved again, it must be encodable

@@ -211,7 +211,7 @@ def to_text(model: BPEModel) -> str:
     'YWI= 257'
 
     Raises:
-        SettingsError: a character-base model, a pattern other than GPT-2's, or ids not in merge order (the
+        SettingsError: a character-base model, a normalizer, a pattern other than GPT-2's, or ids not in merge order (the
             ranks would reorder them).
     """
     label = model.name or "this tokenizer"
@@ -219,6 +219,11 @@ def to_text(model: BPEModel) -> str:
         raise SettingsError(
             f"cannot save {label} as a tiktoken rank file: tiktoken merges from bytes and this tokenizer has a "
             "character base; save as bpe-tui or hf instead"
+        )
+    if model.normalizer is not None:
+        raise SettingsError(
+            f"cannot save {label} as a tiktoken rank file: tiktoken does not normalize text, and this tokenizer puts "
+            f"it in {model.normalizer} first; save as bpe-tui or hf instead"
         )
     if model.pattern != GPT2_PATTERN:
         raise SettingsError(

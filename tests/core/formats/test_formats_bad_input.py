@@ -217,7 +217,7 @@ def test_native_newer_version(tmp_path: Path) -> None:
     "edit, expected",
     [
         (lambda d: d["model"].update(type="WordPiece"), "WordPiece"),
-        (lambda d: d.update(normalizer={"type": "NFC"}), "NFC normalizer"),
+        (lambda d: d.update(normalizer={"type": "Lowercase"}), "Lowercase normalizer"),
         (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "Whitespace"),
         (lambda d: d.update(pre_tokenizer={"type": "ByteLevel", "add_prefix_space": True}), "add_prefix_space"),
         (lambda d: d["model"]["vocab"].update({"▁word": 9999}), "not in GPT-2's byte alphabet"),
