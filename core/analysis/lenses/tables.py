@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.encode.normalizer import Normalizer
 from core.encode.tokenizer import replace_surrogates
 from core.model import BPEModel
 from core.pretokenize.patterns import compile_pattern, special_token_pattern
@@ -21,7 +22,7 @@ class Fragment:
     """One piece of a text as the tokenizer cuts it before merging.
 
     Attributes:
-        text: the piece as written.
+        text: the piece as written (as normalized, for a model with a normalizer).
         special: whether it is a special token (one id, never merged with anything).
     """
 
@@ -65,7 +66,8 @@ class ModelTables:
                          if token.encode("utf-8") in self.ids)
 
     def fragments(self, text: str, *, specials: bool = True) -> list[Fragment]:
-        """``text`` cut at special tokens, and each stretch between them by the model's split pattern.
+        """``text`` cut at special tokens, and each stretch between them (normalized, when the model normalizes) by
+        the model's split pattern.
 
         Merges work inside one fragment at a time, so no token ever spans two of them. With ``specials``
         false, a special token's text is plain text like any other (``encode_ordinary``).
@@ -89,9 +91,10 @@ class ModelTables:
                 stretches.append((match.group(), True))
                 start = match.end()
         stretches.append((text[start:], False))
+        normalize = Normalizer(self.model.normalizer).normalize if self.model.normalizer is not None else None
         for stretch, special in stretches:
             if special:
                 out.append(Fragment(stretch, special=True))
-            else:
-                out.extend(Fragment(piece) for piece in pattern.findall(stretch))
+            else:  # normalized as encode normalizes it (Qwen2's NFC), or merges would work on other bytes
+                out.extend(Fragment(piece) for piece in pattern.findall(normalize(stretch) if normalize else stretch))
         return out

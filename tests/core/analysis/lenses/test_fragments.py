@@ -64,3 +64,21 @@ def test_a_long_text_of_many_fragments_is_checked_in_one_pass() -> None:
     text = "a, " * 20_000
     result = fragments(gpt2_model(), text, gpt2_tokenizer())
     assert len(result.fragments) == 40_001 and result.crossing == 0  # "a" "," then " a" "," ..., and " "
+
+
+def test_lenses_of_a_normalizing_model_see_the_text_encode_sees() -> None:
+    """A Qwen2-style model puts the text in NFC first: ``e`` + U+0301 is merged as ``é``, in the lenses too."""
+    from dataclasses import replace
+
+    from core.analysis.lenses.replay import replay
+    from core.analysis.lenses.slider import slider
+    from core.encode.tokenizer import Tokenizer
+
+    model = replace(english_model(), normalizer="NFC")
+    encode = Tokenizer.from_model(model).encode
+    text = f"cafe\u0301 the か\u3099{EOT}e\u0301"
+    result = fragments(model, text)
+    assert [i for fragment in result.fragments for i in fragment.ids] == encode(text)
+    assert result.crossing == 0 and result.fragments[0].text == "café"
+    assert replay(model, "cafe\u0301").ids == tuple(encode("cafe\u0301"))
+    assert slider(model, text, len(model.merges)).ids == tuple(encode(text))
