@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from core.train.reading import check_corpus_path
 from core.errors import SettingsError
 from core.limits import check_utf8_path, check_workers
-from core.pretokenize.cuts import chunk_ranges, first_safe_cut
+from core.pretokenize.cuts import chunk_ranges, cut_pattern, first_safe_cut
 from core.export.encoding import ITEM_BYTES, encode_into, encode_range, write_flushed
 from core.export.workers import WARM_UP_BYTES, SharedExport
 from core.atomic import atomic_group
@@ -194,7 +194,8 @@ def export_events(
             handle = ids.handle
             write_flushed(handle, bytes(HEADER_BYTES), target)
             first = min(WARM_UP_BYTES, chunk_bytes) if workers > 1 else None  # the warm-up chunk
-            ranges = list(chunk_ranges(path, list(model.special_tokens), model.pattern, chunk_bytes, first))
+            pattern = cut_pattern(model.pattern, model.normalizer)  # NFKC's ¨ is a space and U+0308
+            ranges = list(chunk_ranges(path, list(model.special_tokens), pattern, chunk_bytes, first))
             # The warm-up chunk, and everything when there is nothing to share.
             shared = ranges[1:] if workers > 1 and len(ranges) > 2 else []
             for chunk in ranges[: len(ranges) - len(shared)]:

@@ -46,6 +46,7 @@ from core.export.run import (HEADER_BYTES, ExportFinished, ExportProgress, Expor
                              write_ids)
 from core.export.sidecar import IdsSidecar, sidecar_path
 from core.input_files import shown_path
+from core.pretokenize.cuts import cut_pattern
 
 if TYPE_CHECKING:
     from core.encode.tokenizer import Tokenizer
@@ -226,7 +227,8 @@ def export_shard_events(
     _tokenizer = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.from_model(model)
     dtype = id_dtype(model)
     separator = _tokenizer.encode(model.special_tokens[0])[0] if model.special_tokens else None
-    options = ReadOptions(tuple(model.special_tokens), model.pattern, text_field, "strict", skip_bad_records)
+    pattern = cut_pattern(model.pattern, model.normalizer)
+    options = ReadOptions(tuple(model.special_tokens), pattern, text_field, "strict", skip_bad_records)
     digest = ShardsDigest(corpus.shards)
     export = _Export(corpus, model, target, options, dtype, separator, workers, digest)
     try:

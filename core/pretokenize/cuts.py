@@ -100,6 +100,25 @@ def replacement_hides_specials(special_tokens: list[str], errors: str) -> bool:
     return errors == "replace" and any("\ufffd" in token for token in special_tokens)
 
 
+def cut_pattern(pattern: str, normalizer: str | None) -> str:
+    """The pattern to cut a corpus by for a model that normalizes its text to ``normalizer`` before splitting
+    it (Qwen2's NFC): ``pattern``, or, where its rule's cuts are not safe after normalizing, ``pattern`` in a
+    group, which no rule names, so the corpus is cut only at special tokens.
+
+    The cuts of both rules are at ASCII whitespace, which normalizes to itself and joins with no neighbour, so
+    each side normalizes alone as within the whole. A cut before whitespace stays one: no character's normal
+    form ends in whitespace unless it is whitespace. A cut after whitespace does not under NFKC and NFKD,
+    which make characters that are not whitespace start with a space (``¨`` is a space and U+0308): both
+    sides of the cut are then whitespace, which ``\\s+`` joins.
+
+    >>> after = r"\\S+\\s+|\\S+|\\s+"
+    >>> cut_pattern(after, "NFC") == after, pattern_rule(cut_pattern(after, "NFKC"))
+    (True, None)
+    """
+    unsafe = normalizer in ("NFKC", "NFKD") and pattern_rule(pattern) == AFTER_WHITESPACE
+    return f"(?:{pattern})" if unsafe else pattern
+
+
 def pattern_rule(pattern: str) -> PatternRule | None:
     """Where ``pattern`` may be cut inside a document, or ``None``: only at the edges of special tokens.
 

@@ -7,6 +7,7 @@ two, in chunks of a byte or a few, over text with every kind of boundary.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,19 @@ def test_export_equals_encoding_the_whole_text(
         assert len(ranges) > 20  # really cut
     else:
         assert ranges == [(0, corpus.stat().st_size)]
+
+
+@pytest.mark.parametrize("normalizer", ["NFC", "NFKC", "NFD", "NFKD"])
+@pytest.mark.parametrize("pattern", PATTERNS, ids=PATTERN_IDS)
+def test_export_of_a_normalizing_model_equals_encoding_the_whole_text(
+    tmp_path: Path, pattern: str, normalizer: str
+) -> None:
+    """A Qwen2-style model normalizes before splitting; NFKC makes ``¨`` a space and U+0308, so a cut after the
+    space before it would leave two runs of whitespace that the whole text's ``\\s+`` joins."""
+    model = replace(model_for(pattern, (SPECIAL,)), normalizer=normalizer)
+    text = (BOUNDARY_TEXT + "a ¨b ¨ cafe\u0301 か\u3099 ｶﾞ\u3000¨x\n") * 2
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8", newline="")
+    for chunk_bytes in (1, 13):
+        ids = export_ids(model, corpus, tmp_path / f"ids{chunk_bytes}.npy", workers=1, chunk_bytes=chunk_bytes)
+        assert ids.tolist() == encoder(model).encode(text)
