@@ -155,6 +155,10 @@ class BPEModel:
         normalizer: the Unicode normal form the text between special tokens is put in before it is split
             (``"NFC"`` for Qwen2's tokenizer.json; see :mod:`core.encode.normalizer`), or ``None``: the
             text as it is (every tokenizer bpe-tui trains). Part of the model's identity.
+        plain_added_tokens: those of ``special_tokens`` that a tokenizer.json marked ``"special": false``
+            (Qwen2.5's ``<tool_call>``): found in text whole like the others, but not special to Hugging Face
+            (``decode(..., skip_special_tokens=True)`` keeps them). Kept so that saving marks them so again;
+            it changes no id, so it is left out of the fingerprint.
     """
 
     vocab: dict[int, bytes]
@@ -168,6 +172,7 @@ class BPEModel:
     fingerprint_verified: bool | None = field(default=None, compare=False)
     base: str = BYTE_BASE
     normalizer: str | None = None
+    plain_added_tokens: tuple[str, ...] = ()
 
     @property
     def vocab_size(self) -> int:

@@ -117,6 +117,7 @@ def checked_model(
     merges_label: str = "the merges",
     base: str = BYTE_BASE,
     normalizer: str | None = None,
+    plain_added_tokens: tuple[str, ...] = (),
 ) -> BPEModel:
     """Build a model after the checks every loader needs, so a bad file fails here and not in ``encode``.
 
@@ -216,6 +217,7 @@ def checked_model(
         name=model_name(path),
         base=base,
         normalizer=normalizer,
+        plain_added_tokens=plain_added_tokens,
         **kwargs,
     )
 

@@ -14,10 +14,10 @@ and no added token is ``normalized``; an empty ``Sequence`` of them changes noth
 (Llama 3 sets it) is accepted when it changes nothing: when merging each token's own bytes gives that token
 back. Post-processors (BOS/EOS templates) are ignored: they add ids around the text, not how it is split.
 
-Every entry of ``added_tokens`` becomes a special token, special or not: Hugging Face matches added tokens
-in the text before pre-tokenisation and never splits them, which is what a special token does here. An
-added token with ``lstrip``, ``rstrip`` or ``single_word`` (RoBERTa's ``<mask>``) is refused: Hugging Face
-would give `` <mask>`` one id, where a special token leaves the space before it to BPE.
+Every entry of ``added_tokens`` becomes a special token: Hugging Face matches added tokens in the text before
+pre-tokenisation and never splits them, which is what a special token does here; those not ``special`` there
+are kept as :attr:`~core.model.BPEModel.plain_added_tokens`. One with ``lstrip``, ``rstrip`` or ``single_word``
+(RoBERTa's ``<mask>``) is refused: Hugging Face gives `` <mask>`` one id, a special token leaves the space to BPE.
 
 We write merges as ``"left right"`` strings, the spelling every ``tokenizers`` version reads, and read
 both that and the ``["left", "right"]`` pairs newer versions write.
@@ -70,7 +70,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     pattern = _split_pattern(data["pre_tokenizer"], path) if char_base else _pattern(data.get("pre_tokenizer"), path)
 
     vocab, unspelled = _vocab(model.get("vocab"), path, char_base)
-    specials: dict[str, None] = {}  # in file order; a dict, as a file may add tens of thousands
+    specials: dict[str, bool] = {}  # text -> special, in file order; a dict, as a file may add tens of thousands
     added_tokens = data.get("added_tokens")
     if added_tokens is not None and not isinstance(added_tokens, list):
         raise TokenizerFileError(f"{path}: 'added_tokens' must be an array of {{'id': ..., 'content': ...}} objects")
@@ -101,7 +101,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
                 )
             respelled[existing] = content
         vocab[token_id] = text
-        specials.setdefault(content)
+        specials.setdefault(content, bool(added.get("special")))
     refuse_contested_added_tokens(added_tokens or [], path)
     refuse_normalized_added_tokens(added_tokens or [], normalizer, path)
     stray = [token for token in unspelled if token not in specials]
@@ -128,6 +128,7 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
         merges_label="model.merges",
         base=CHAR_BASE if char_base else BYTE_BASE,
         normalizer=normalizer,
+        plain_added_tokens=tuple(content for content, special in specials.items() if not special),
     )
     spelled_ids = model["vocab"]  # a dict: _vocab checked it
     for index, added in enumerate(added_tokens or []):
@@ -319,11 +320,9 @@ def to_json(model: BPEModel) -> dict[str, Any]:
         {
             "id": ids[special.encode("utf-8")],
             "content": special,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
+            "single_word": False, "lstrip": False, "rstrip": False,  # found where bpe-tui finds a special token
             "normalized": False,
-            "special": True,
+            "special": special not in model.plain_added_tokens,
         }
         for special in sorted(model.special_tokens, key=lambda s: ids[s.encode("utf-8")])
     ]

@@ -39,12 +39,13 @@ from core.model import BASES, BYTE_BASE, TIE_RULE, BPEModel, TrainingInfo
 FORMAT_NAME = "bpe-tui"
 VERSION = 1
 KEYS = (
-    "format", "version", "name", "fingerprint", "base", "normalizer", "pattern", "tie_rule", "special_tokens", "training",
-    "vocab", "merges",
+    "format", "version", "name", "fingerprint", "base", "normalizer", "pattern", "tie_rule", "special_tokens",
+    "plain_added_tokens", "training", "vocab", "merges",
 )
 """Every top-level key of a version-1 file, in the order written. ``base`` is written only for a character-base
 tokenizer: a file without it is byte-level, so byte-level files are as they always were. ``normalizer`` likewise
-is written only for a tokenizer that normalizes its text (one loaded from Qwen2's tokenizer.json)."""
+is written only for a tokenizer that normalizes its text (one loaded from Qwen2's tokenizer.json), and
+``plain_added_tokens`` only when a tokenizer.json marked some added tokens ``"special": false``."""
 
 
 def to_text(model: BPEModel) -> str:
@@ -71,6 +72,7 @@ def to_text(model: BPEModel) -> str:
         "pattern": model.pattern,
         "tie_rule": TIE_RULE,
         "special_tokens": list(model.special_tokens),
+        **({"plain_added_tokens": list(model.plain_added_tokens)} if model.plain_added_tokens else {}),
         "training": model.training.to_json() if model.training is not None else None,
     }
     lines = ["{"]
@@ -161,6 +163,9 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     training = _training(data.get("training"), path)
     base = data.get("base", BYTE_BASE)
     _expect(base in BASES, path, f"'base' must be one of {', '.join(map(repr, BASES))}, got {base!r:.40}")
+    plain = data.get("plain_added_tokens", [])
+    _expect(isinstance(plain, list) and all(isinstance(t, str) and t in specials for t in plain), path,
+            "'plain_added_tokens' must be an array of some of the special tokens")
     normalizer = data.get("normalizer")
     _expect(normalizer is None or normalizer in FORMS, path,
             f"'normalizer' must be one of {', '.join(map(repr, FORMS))}, got {normalizer!r:.40}")
@@ -178,8 +183,8 @@ def from_json(data: dict[str, Any], path: Path) -> BPEModel:
     )
     if any(r is not None for r in runner_ups):
         model = dataclasses.replace(model, merge_runner_ups=runner_ups)
-    if normalizer is not None:
-        model = dataclasses.replace(model, normalizer=normalizer)
+    if normalizer is not None or plain:
+        model = dataclasses.replace(model, normalizer=normalizer, plain_added_tokens=tuple(dict.fromkeys(plain)))
     name = data.get("name", "")
     _expect(isinstance(name, str), path, f"'name' must be a string, got {name!r:.40}")
     utf8(name, path, "'name'")  # saved again, it must be encodable

@@ -172,3 +172,21 @@ def test_normalizers_other_than_one_normal_form_are_refused(tmp_path: Path, norm
     with pytest.raises(TokenizerFileError) as caught:
         load_tokenizer(path)
     assert "normalizer, which bpe-tui cannot reproduce" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_added_tokens_keep_whether_they_are_special_through_bpe_tui(tmp_path: Path) -> None:
+    """Qwen2.5 marks ``<tool_call>`` ``special: false``: Hugging Face's ``skip_special_tokens`` keeps it. A round
+    trip through bpe-tui (as tokenizer.json, and by way of a bpe-tui file) marked every added token special."""
+    path = qwen2_like(tmp_path / "tokenizer.json")
+    original = tokenizers.Tokenizer.from_file(str(path))
+    model = load_tokenizer(path)
+    assert model.plain_added_tokens == ("<tool_call>",)
+    save_tokenizer(model, tmp_path / "native.json", format="bpe-tui")
+    save_tokenizer(load_tokenizer(tmp_path / "native.json"), tmp_path / "again.json", format="hf")
+    flags = {added["content"]: added["special"] for added in json.loads(path.read_text(encoding="utf-8"))["added_tokens"]}
+    again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["added_tokens"]
+    assert {added["content"]: added["special"] for added in again} == flags
+    ids = original.encode("<|im_start|>hi<tool_call>x<|im_end|>", add_special_tokens=False).ids
+    round_tripped = tokenizers.Tokenizer.from_file(str(tmp_path / "again.json"))
+    assert round_tripped.decode(ids, skip_special_tokens=True) == original.decode(ids, skip_special_tokens=True)
+    assert "<tool_call>" in original.decode(ids, skip_special_tokens=True)
