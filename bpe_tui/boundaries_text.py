@@ -17,7 +17,7 @@ from bpe_tui.render import token_body
 from bpe_tui.session import LoadedTokenizer
 from bpe_tui.text import display_part, hex_bytes
 from core.analysis.compare import TextStats, text_stats
-from core.analysis.coverage import Coverage, context_coverage
+from core.analysis.coverage import Coverage, context_coverage, typed_lengths
 
 if TYPE_CHECKING:
     from core.encode.spans import TokenSpan
@@ -63,7 +63,7 @@ class Measured:
 def measure_text(loaded: LoadedTokenizer, text: str, windows: tuple[int, ...]) -> Measured:
     """Counts, context coverage and ids of the whole of ``text`` (in a worker: a big paste takes a while)."""
     ids = loaded.tokenizer.encode(text)
-    lengths = [len(token) for token in loaded.tokenizer.decode_tokens_bytes(ids)]
+    lengths = typed_lengths(loaded.tokenizer, text, ids, normalizes=loaded.model.normalizer is not None)
     return Measured(text_stats(text, ids), context_coverage(text, lengths, windows), tuple(ids))
 
 

@@ -33,7 +33,7 @@ from bpe_tui.widgets.coverage import coverage_cell
 from bpe_tui.widgets.key_footer import KeyFooter
 from bpe_tui.widgets.script_stats import ScriptStatsTable, stats_rows
 from core.analysis.compare import VocabOverlap, boundary_diff, text_stats, tokens_by_script, vocab_overlap
-from core.analysis.coverage import context_coverage
+from core.analysis.coverage import context_coverage, typed_lengths
 
 MAX_TOKENIZERS = len(LETTERS)
 DEFAULT_SAMPLE = "mixed"
@@ -60,7 +60,7 @@ def coverage_rows(chosen: list[LoadedTokenizer], whole: str, windows: tuple[int,
     per_tokenizer = []
     for loaded in chosen:
         ids = loaded.tokenizer.encode(whole)
-        lengths = [len(token) for token in loaded.tokenizer.decode_tokens_bytes(ids)]
+        lengths = typed_lengths(loaded.tokenizer, whole, ids, normalizes=loaded.model.normalizer is not None)
         per_tokenizer.append(context_coverage(whole, lengths, windows))
     return [
         (f"{window:,} tok: ch / B", [coverage_cell(coverages[position]) for coverages in per_tokenizer])

@@ -12,6 +12,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any
 
 from core.errors import SettingsError
 
@@ -80,6 +81,22 @@ def context_coverage(text: str, token_lengths: Sequence[int], windows: Iterable[
             )
         )
     return result
+
+
+def typed_lengths(tokenizer: Any, text: str, ids: Sequence[int], *, normalizes: bool) -> list[int]:
+    """The bytes of ``text`` each of its tokens ``ids`` covers, adding up to its UTF-8 size, as
+    :func:`context_coverage` takes them: each token's own length, unless the tokenizer ``normalizes`` the text
+    first (Qwen2's NFC makes ``e`` + U+0301, three bytes, one ``é`` of two). Then each token covers ``text``
+    up to where its span ends in the text as typed (:meth:`~core.encode.tokenizer.Tokenizer.encode_with_spans`).
+
+    >>> from core.encode.tokenizer import Tokenizer
+    >>> typed_lengths(Tokenizer({i: bytes([i]) for i in range(256)}, []), "ab", [97, 98], normalizes=False)
+    [1, 1]
+    """
+    if not normalizes:
+        return [len(token) for token in tokenizer.decode_tokens_bytes(ids)]
+    ends = [span.byte_end for span in tokenizer.encode_with_spans(text)]
+    return [end - start for start, end in zip([0, *ends], ends)]
 
 
 _WINDOW = re.compile(r"(\d+(?:\.\d+)?)([kKmM]?)")
