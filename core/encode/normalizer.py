@@ -280,3 +280,22 @@ def _token_spans(tokenizer: Any, text: str, normalizer: Normalizer) -> list[Toke
             replace(span, char_start=origin[first], char_end=origin[after], byte_start=byte_start, byte_end=byte_end)
         )
     return remapped
+
+
+def normalized_text(text: str, specials: re.Pattern[str] | None, form: str) -> str:
+    """``text`` as a tokenizer that normalizes to ``form`` encodes it: each stretch between the special tokens
+    ``specials`` finds normalized on its own, the special tokens as they are. Decoding its ids gives this.
+
+    >>> normalized_text("e\\u0301<s>\\u0301", re.compile("<s>"), "NFC")
+    'é<s>\\u0301'
+    """
+    normalize = Normalizer(form).normalize
+    if specials is None:
+        return normalize(text)
+    parts: list[str] = []
+    start = 0
+    for match in specials.finditer(text):
+        parts += [normalize(text[start : match.start()]), match.group()]
+        start = match.end()
+    parts.append(normalize(text[start:]))
+    return "".join(parts)

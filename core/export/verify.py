@@ -8,8 +8,9 @@ in order, each failing with one line that says what differs:
    sidecar was edited);
 2. the array's dtype and length are the ones the sidecar records, and the file holds all of them;
 3. every id is in the tokenizer's vocabulary (below its vocab size);
-4. optionally, decoding the ids gives the corpus back byte for byte, and the corpus's size and SHA-256
-   are the ones the sidecar records.
+4. optionally, decoding the ids gives the corpus back byte for byte (for a tokenizer that normalizes its
+   text, Qwen2's NFC, the corpus so normalized), and the corpus's size and SHA-256 are the ones the sidecar
+   records.
 
 A corpus of shards (a folder, a glob, JSON lines, Parquet, compressed files) is checked as its export
 made it: decoding gives back its documents joined by the tokenizer's first special token (one after
@@ -22,13 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from core.corpus import Corpus, open_corpus
 from core.corpus.records import ReadOptions, SkippedRecords, shard_documents
+from core.corpus.text_stream import text_pieces
+from core.encode.normalizer import normalized_text
 from core.errors import BPEError, CorpusError
 from core.export.corpus_digest import ShardsDigest
 from core.export.npy_ids import IdsFileError, NpyIds, read_npy_header
@@ -36,6 +40,7 @@ from core.export.sidecar import IdsSidecar, read_sidecar, sidecar_path
 from core.fingerprint import fingerprint
 from core.input_files import os_problem, shown_path
 from core.model import BPEModel
+from core.pretokenize.patterns import special_token_pattern
 
 __all__ = ["IdsMismatch", "Verified", "verify_ids", "first_unknown_id"]
 
@@ -118,24 +123,12 @@ class _Readable(Protocol):
     def read(self, size: int, /) -> bytes: ...
 
 
-class _JoinedDocuments:
-    """The documents of a corpus of shards as its export joined them, read like a file (``read(n)``)."""
+class _PiecesRead:
+    """Bytes from an iterator of pieces, read like a file (``read(n)``)."""
 
-    def __init__(self, corpus: Corpus, options: ReadOptions, separator: bytes | None) -> None:
-        self._pieces = self._all(corpus, options, separator)
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self._pieces = pieces
         self._pending = b""
-
-    @staticmethod
-    def _all(corpus: Corpus, options: ReadOptions, separator: bytes | None) -> Iterator[bytes]:
-        documents = 0
-        skipped = SkippedRecords()
-        for shard in corpus.shards:
-            for text, continues in shard_documents(shard, options, skipped):
-                if not continues:
-                    if documents and separator is not None:
-                        yield separator
-                    documents += 1
-                yield text.encode("utf-8")
 
     def read(self, size: int) -> bytes:
         while len(self._pending) < size:
@@ -144,6 +137,44 @@ class _JoinedDocuments:
                 break
             self._pending += piece
         data, self._pending = self._pending[:size], self._pending[size:]
+        return data
+
+
+def _joined_documents(corpus: Corpus, options: ReadOptions, separator: bytes | None, model: BPEModel) -> _PiecesRead:
+    """The documents of a corpus of shards as its export joined them and decoding gives them back."""
+
+    def pieces() -> Iterator[bytes]:
+        documents = 0
+        skipped = SkippedRecords()
+        for shard in corpus.shards:
+            for text, continues in shard_documents(shard, options, skipped):
+                if not continues:
+                    if documents and separator is not None:
+                        yield separator
+                    documents += 1
+                yield as_decoded(text).encode("utf-8")
+
+    as_decoded = _as_decoded(model)
+    return _PiecesRead(pieces())
+
+
+def _as_decoded(model: BPEModel) -> Callable[[str], str]:
+    """Text as decoding its ids gives it back: as it is, or normalized, for a model that normalizes (Qwen2's NFC)."""
+    if model.normalizer is None:
+        return lambda text: text
+    return partial(normalized_text, specials=special_token_pattern(model.special_tokens), form=model.normalizer)
+
+
+class _Hashed:
+    """A binary file read through, its SHA-256 taken of what was read."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self.sha = hashlib.sha256()
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._handle.read(size)
+        self.sha.update(data)
         return data
 
 
@@ -172,7 +203,17 @@ def _check_corpus(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Path, 
     shown = shown_path(corpus)
     try:
         with open(corpus, "rb") as handle:
-            sha = _check_decoded(ids, model, handle, shown, shown_ids)
+            if model.normalizer is None:
+                sha = _check_decoded(ids, model, handle, shown, shown_ids)
+            else:  # decoding gives the text normalized; pieces are cut at special tokens or ASCII whitespace,
+                # where normalizing each apart gives what normalizing the whole gives
+                read, as_decoded = _Hashed(handle), _as_decoded(model)
+                specials = list(model.special_tokens)
+                pieces = text_pieces(read, shown, specials, model.pattern, "strict")  # type: ignore[arg-type]
+                normalized = _PiecesRead(as_decoded(piece).encode("utf-8") for piece in pieces)
+                shown_normal = f"{shown} (in {model.normalizer}, as encoding reads it)"
+                _check_decoded(ids, model, normalized, shown_normal, shown_ids)
+                sha = read.sha.hexdigest()
     except OSError as problem:
         raise CorpusError(f"{shown}: {os_problem(problem)}") from None
     if corpus.stat().st_size != side.corpus_bytes or sha != side.corpus_sha256:
@@ -184,7 +225,7 @@ def _check_shards(ids: NpyIds, side: IdsSidecar, model: BPEModel, corpus: Corpus
                   shown_ids: str, shown_side: str) -> None:
     special = model.special_tokens[0] if model.special_tokens else None
     shown = shown_path(corpus.spec) + (f"'s documents joined by {special!r}" if special else "'s documents")
-    documents = _JoinedDocuments(corpus, options, special.encode("utf-8") if special else None)
+    documents = _joined_documents(corpus, options, special.encode("utf-8") if special else None, model)
     _check_decoded(ids, model, documents, shown, shown_ids)
     whole, _ = ShardsDigest(corpus.shards).finish()
     if corpus.total_bytes != side.corpus_bytes or whole != side.corpus_sha256:

@@ -141,3 +141,32 @@ def test_an_id_outside_the_vocabulary_is_named_with_its_position(tmp_path: Path)
         ids.describe(side)
     with pytest.raises(IdsMismatch, match=r"id 330 at position 1 is not in the vocabulary \(vocab size 330\)"):
         verify_ids(tmp_path / "ids.npy", model)
+
+
+DECOMPOSED = "cafe\u0301 か\u3099っこう<|endoftext|>\u0301re\u0301sume\u0301\n"
+"""Text typed decomposed (as macOS writes names), which a normalizing tokenizer (Qwen2's NFC) encodes composed."""
+
+
+def test_ids_of_a_normalizing_tokenizer_verify_against_their_corpus(tmp_path: Path) -> None:
+    """Decoding gives the corpus in NFC back, not byte for byte: verify said it was not the corpus they came from."""
+    model = dataclasses.replace(small_model(), normalizer="NFC")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(DECOMPOSED * 50, encoding="utf-8", newline="")
+    export_corpus(corpus, model, tmp_path / "ids.npy")
+    assert verify_ids(tmp_path / "ids.npy", model, corpus=corpus).corpus_checked
+    corpus.write_text(DECOMPOSED * 49 + DECOMPOSED.replace("sume", "sumo"), encoding="utf-8", newline="")
+    with pytest.raises(IdsMismatch, match=r"corpus.txt \(in NFC, as encoding reads it\) back: they differ from byte"):
+        verify_ids(tmp_path / "ids.npy", model, corpus=corpus)
+
+
+def test_ids_of_a_normalizing_tokenizer_verify_against_their_shards(tmp_path: Path) -> None:
+    from core.corpus import open_corpus
+    from core.export.shards import export_shard_events
+    from tests.core.corpus.corpus_cases import write_shard
+
+    model = dataclasses.replace(small_model(), normalizer="NFC")
+    (tmp_path / "corpus").mkdir()
+    write_shard(tmp_path / "corpus", "a.jsonl", [DECOMPOSED, "e\u0301" * 3])
+    write_shard(tmp_path / "corpus", "b.txt", [DECOMPOSED * 3])
+    list(export_shard_events(open_corpus(tmp_path / "corpus"), model, tmp_path / "ids.npy"))
+    assert verify_ids(tmp_path / "ids.npy", model, corpus=tmp_path / "corpus").corpus_of_shards
