@@ -22,6 +22,7 @@ SETTING_MEANING = {
     "special tokens": "what is cut out whole",
     "pattern": "how text splits into pre-tokens",
     "base": "bytes or characters to start from",
+    "normalizer": "the Unicode form the text is put in first",
 }
 
 

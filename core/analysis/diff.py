@@ -251,16 +251,16 @@ def _same_corpus(a: BPEModel, b: BPEModel) -> bool:
     return bool(a.training.corpus_sha256) and a.training.corpus_sha256 == b.training.corpus_sha256
 
 
-ENCODING_SETTINGS = ("special tokens", "pattern", "base")
+ENCODING_SETTINGS = ("special tokens", "pattern", "base", "normalizer")
 """What decides, besides the merges, how a tokenizer encodes: what is cut out whole, how text is split into
-pre-tokens, and whether a pre-token starts as bytes or characters."""
+pre-tokens, whether a pre-token starts as bytes or characters, and the normal form the text is put in first."""
 
 
 def counting_differences(a: BPEModel, b: BPEModel) -> tuple[str, ...]:
     """The settings with which ``a``'s and ``b``'s training counted pairs differently: special tokens (never
-    part of a pre-token), pattern, base, ``min_count`` and ``min_char_count``. On one corpus, recorded
-    counts only compare when there are none: otherwise the two runs counted other words. (``errors`` is not
-    one: a corpus one run read strictly is valid UTF-8, which ``"replace"`` reads alike.)
+    part of a pre-token), pattern, base, normalizer, ``min_count`` and ``min_char_count``. On one corpus,
+    recorded counts only compare when there are none: otherwise the two runs counted other words. (``errors``
+    is not one: a corpus one run read strictly is valid UTF-8, which ``"replace"`` reads alike.)
 
     >>> plain = BPEModel({}, [], special_tokens=["<s>"])
     >>> counting_differences(plain, BPEModel({}, [])), counting_differences(plain, plain)
@@ -272,6 +272,7 @@ def counting_differences(a: BPEModel, b: BPEModel) -> tuple[str, ...]:
             "special tokens": frozenset(model.special_tokens),
             "pattern": model.pattern,
             "base": model.base,
+            "normalizer": model.normalizer,
             "min count": (info.min_count or 1) if info is not None else 1,
             "min char count": (info.min_char_count or 1) if info is not None else 1,
         }

@@ -142,6 +142,17 @@ def test_equal_merges_with_another_pattern_are_explained(tmp_path: Path, capsys:
     assert "settings:" not in out and json.loads(diff(capsys, a, a, "--json")[1])["other_settings"] == []
 
 
+def test_equal_merges_with_a_normalizer_are_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Qwen2's NFC makes "cafe" + U+0301 "café" before splitting: the same merges without it encode otherwise, and
+    # the report said only that merges and vocabularies were equal.
+    model = ours_trained(CORPUS, 400)
+    a = save_tokenizer(model, tmp_path / "a.json", format="bpe-tui")[0]
+    b = save_tokenizer(dataclasses.replace(model, normalizer="NFC"), tmp_path / "b.json", format="hf")[0]
+    code, out, err = diff(capsys, a, b, "--text", "cafe\u0301")
+    assert (code, err) == (0, "") and "the same tokens" not in out
+    assert "settings:        differ in normalizer (the Unicode form the text is put in first)" in out
+
+
 def test_a_vocabulary_one_token_apart_is_not_called_identical(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
