@@ -136,3 +136,18 @@ def test_hundreds_of_special_tokens_are_counted_not_all_listed(tmp_path: Path, c
     assert '"<|reserved_special_token_0|>" (256)' in line and "<|reserved_special_token_11|>" in line
     assert "<|reserved_special_token_12|>" not in line and line.endswith("… (288 more)")
     assert len(line) < 600 and "+ 300 specials" in out
+
+
+def test_a_normalizing_tokenizer_shows_its_normalizer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Qwen2's tokenizer.json puts text in NFC before splitting it: the summary is where a user sees why
+    # e + U+0301 encodes as é does. A tokenizer without one shows no such line.
+    from bpe_tui.screens.inspector import summary_content
+    from bpe_tui.session import LoadedTokenizer
+
+    model = dataclasses.replace(small_model(), normalizer="NFC")
+    path = save_tokenizer(model, tmp_path / "tokenizer.json", format="hf")[0]
+    code, out, err = inspect(capsys, path, "--no-samples")
+    assert (code, err) == (0, "")
+    assert "normalizer:     NFC (the text between special tokens, before it is split)\npattern:" in out
+    assert "normalizer" not in inspect(capsys, tokenizer_file(tmp_path), "--no-samples")[1]
+    assert "normalizer NFC" in summary_content(LoadedTokenizer.from_model(model), fingerprint(model)).plain
