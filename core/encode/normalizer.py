@@ -3,8 +3,9 @@
 A ``tokenizer.json`` may normalize the text between its added tokens before splitting it: Qwen2 and Qwen2.5
 compose it (``"normalizer": {"type": "NFC"}``), so ``e`` + U+0301 encodes as ``é`` and ``か`` + U+3099 as
 ``が``. Hugging Face matches the added tokens that are not ``normalized`` in the text as given, then
-normalizes each stretch between them on its own; :class:`Normalizer` does the same, with offsets back into
-the text as given, so a token's span points at what the user typed, which NFC may make shorter.
+normalizes each stretch between them on its own; :class:`Normalizer` does the same, and maps the result back
+to the text as given (:class:`TextMap`), so a token's span points at what the user typed, which NFC may make
+shorter. :mod:`core.encode.normalized_encoding` makes a tokenizer encode with it.
 
 Hugging Face's tables are those of Unicode 9.0; Python's ``unicodedata`` is newer (14.0 on Python 3.11).
 Characters assigned since then with a combining class or a decomposition (:data:`_NEWER_THAN_TOKENIZERS`:
@@ -17,16 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
-from typing import Any
-
-from core.encode.arguments import SURROGATES, replace_surrogates
-from core.encode.plain_text import PlainTextEncoder
-from core.encode.spans import TokenSpan, token_spans
-from core.encode.special_tokens import SpecialTokens
 
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 """The normalizers bpe-tui reproduces: Hugging Face's four Unicode normal forms, each alone."""
@@ -65,17 +60,19 @@ def _ranges(code_points: list[int]) -> list[tuple[int, int]]:
 
 
 @cache
-def _runs(form: str) -> re.Pattern[str]:
-    """A pattern whose matches cut any text into runs that ``form`` normalizes each on its own.
+def _tables(form: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Two patterns for ``form``: whose matches cut any text into runs that it normalizes each on its own,
+    and which finds the characters that may change (a run without one is left as it is).
 
     A run ends before a character that starts a new one whatever precedes it: one whose (de)composition
     starts with a character of combining class 0 that composes with nothing before it. A character
-    :data:`_NEWER` than Hugging Face's tables is a run by itself, as it is to ``tokenizers``.
+    :data:`_NEWER` than Hugging Face's tables is a run by itself, as it is to ``tokenizers``, and never
+    changes. Built on first use (a scan of every code point, about 0.2 s).
     """
     decomposed = "NFKD" if form.startswith("NFK") else "NFD"
     newer = {cp for a, b in _NEWER_THAN_TOKENIZERS for cp in range(a, b + 1)}
     seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))  # Hangul vowels and finals join syllables
-    candidates = []
+    candidates = [chr(cp) for cp in range(0xAC00, 0xD7A4)]  # Hangul syllables decompose without a mapping listed
     for cp in (*range(0xD800), *range(0xE000, 0x110000)):
         char = chr(cp)
         mapping = unicodedata.decomposition(char)
@@ -84,14 +81,88 @@ def _runs(form: str) -> re.Pattern[str]:
         if mapping and not mapping.startswith("<") and len(parts := mapping.split()) == 2:
             seconds.add(int(parts[1], 16))
     composing = form in ("NFC", "NFKC")
-    joining = []
+    joining: list[int] = []
+    changing: list[int] = []
     for char in candidates + [chr(cp) for cp in seconds]:
         if ord(char) in newer:
             continue
         first = unicodedata.normalize(decomposed, char)[:1]
         if unicodedata.combining(first) or (composing and ord(first) in seconds):
             joining.append(ord(char))
-    return re.compile(f"{_NEWER.pattern}|[\\s\\S]{_char_class(_ranges(joining))}*")
+        if unicodedata.normalize(form, char) != char:
+            changing.append(ord(char))
+    runs = re.compile(f"{_NEWER.pattern}|[\\s\\S]{_char_class(_ranges(joining))}*")
+    return runs, re.compile(_char_class(_ranges(joining + changing)))
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A run of a text that normalizing changed, and what it became: character and byte ranges, ``(start, end)``,
+    in the text as given (``raw``) and in the normalized text (``normal``)."""
+
+    raw: tuple[int, int]
+    normal: tuple[int, int]
+    raw_bytes: tuple[int, int]
+    normal_bytes: tuple[int, int]
+
+
+class TextMap:
+    """Where the characters of a normalized text came from in the text as given, from the runs it changed.
+
+    Between changes the two texts are the same, one character (and byte) shifted by what the changes before
+    made longer or shorter; a character inside a change comes from the whole of its run.
+
+    >>> normal, text_map = Normalizer("NFC").mapped("cafe\\u0301!")
+    >>> normal, text_map.raw_char(5), text_map.inside(3).raw, text_map.inside(4)
+    ('café!', 6, (3, 5), None)
+    """
+
+    def __init__(self, changes: list[Change]) -> None:
+        self.changes = changes
+        self._starts = [change.normal[0] for change in changes]
+
+    def _last_before(self, i: int) -> int:
+        return bisect_right(self._starts, i) - 1
+
+    def inside(self, i: int) -> Change | None:
+        """The change whose normalized characters hold character ``i``, if any (its first character too)."""
+        k = self._last_before(i)
+        return self.changes[k] if k >= 0 and i < self.changes[k].normal[1] else None
+
+    def shift(self, i: int) -> tuple[int, int]:
+        """How far character ``i`` of the normalized text (outside every change) lies from where it came from,
+        in characters and in bytes."""
+        k = self._last_before(i)
+        if k < 0:
+            return 0, 0
+        change = self.changes[k]
+        return change.raw[1] - change.normal[1], change.raw_bytes[1] - change.normal_bytes[1]
+
+    def is_cut(self, i: int) -> bool:
+        """Whether the normalized text up to ``i`` is the normal form of a prefix of the text as given."""
+        change = self.inside(i)
+        return change is None or change.normal[0] == i
+
+    def raw_char(self, i: int) -> int:
+        """The end in the text as given of the prefix whose normal form ends at ``i`` (:meth:`is_cut` must hold)."""
+        change = self.inside(i)
+        return change.raw[0] if change is not None else i + self.shift(i)[0]
+
+    def raw_span(self, char_start: int, char_end: int, byte_start: int, byte_end: int) -> tuple[int, int, int, int]:
+        """A token's character and byte range in the normalized text, as a range of the text as given: where a
+        change holds an end, the whole run it came from."""
+        first, last = self.inside(char_start), self.inside(char_end - 1)
+        if first is not None:
+            raw_start, raw_byte_start = first.raw[0], first.raw_bytes[0]
+        else:
+            chars, data = self.shift(char_start)
+            raw_start, raw_byte_start = char_start + chars, byte_start + data
+        if last is not None:
+            raw_end, raw_byte_end = last.raw[1], last.raw_bytes[1]
+        else:
+            chars, data = self.shift(char_end - 1)
+            raw_end, raw_byte_end = char_end + chars, byte_end + data
+        return raw_start, raw_end, raw_byte_start, raw_byte_end
 
 
 class Normalizer:
@@ -99,8 +170,8 @@ class Normalizer:
 
     >>> Normalizer("NFC").normalize("cafe\\u0301")
     'café'
-    >>> Normalizer("NFC").mapped("e\\u0301!")
-    ('é!', [0, 2, 3], [True, True, True])
+    >>> Normalizer("NFC").mapped("e\\u0301!")[1].changes
+    [Change(raw=(0, 2), normal=(0, 1), raw_bytes=(0, 3), normal_bytes=(0, 2))]
     """
 
     def __init__(self, form: str) -> None:
@@ -118,37 +189,51 @@ class Normalizer:
         pieces[::2] = [unicodedata.normalize(self.form, piece) for piece in pieces[::2]]
         return "".join(pieces)
 
-    def mapped(self, text: str) -> tuple[str, list[int], list[bool]]:
-        """The normal form of ``text``, where each of its characters came from, and where runs start.
+    def mapped(self, text: str) -> tuple[str, TextMap]:
+        """The normal form of ``text``, and where its characters came from.
 
-        Returns ``(normalized, origin, starts)``: character ``i`` of ``normalized`` comes from the run of
-        ``text`` that starts at ``origin[i]`` (``origin`` has one more entry, ``len(text)``); ``starts[i]``
-        says a run starts there (``starts`` has ``len(normalized) + 1`` entries, the last True), so ``text``
-        up to ``origin[i]`` normalizes to ``normalized[:i]``. A run left as it was maps one to one.
+        Only the runs around characters that may change are looked at, so a long text with a few decomposed
+        characters maps in about the time it takes to search it.
         """
         if unicodedata.is_normalized(self.form, text):
-            return text, list(range(len(text) + 1)), [True] * (len(text) + 1)
+            return text, TextMap([])
+        runs, changing = _tables(self.form)
         out: list[str] = []
-        origin: list[int] = []
-        starts: list[bool] = []
-        for match in _runs(self.form).finditer(text):
-            run, start = match.group(), match.start()
-            changed = self.normalize(run) if _NEWER.fullmatch(run) is None else run
-            if changed == run:
-                origin += range(start, start + len(run))
-                starts += [True] * len(run)
-            else:
-                origin += [start] * len(changed)
-                starts += [True] + [False] * (len(changed) - 1)
-            out.append(changed)
-        origin.append(len(text))
-        starts.append(True)
-        return "".join(out), origin, starts
+        changes: list[Change] = []
+        done = done_bytes = normal_chars = normal_bytes = 0  # text[:done] is in out, as normal_chars characters
+        scanned = 0
+        for match in changing.finditer(text):
+            if match.start() < scanned:
+                continue  # in the run just looked at
+            start = self.run_start(text, match.start(), scanned)
+            end = runs.match(text, start).end()  # type: ignore[union-attr]
+            scanned = end
+            run = text[start:end]
+            new = self.normalize(run)
+            if new == run:
+                continue
+            gap = text[done:start]
+            gap_bytes = len(gap.encode("utf-8"))
+            raw_bytes = len(run.encode("utf-8"))
+            new_bytes = len(new.encode("utf-8"))
+            normal_chars += len(gap)
+            normal_bytes += gap_bytes
+            raw_byte_start = done_bytes + gap_bytes
+            changes.append(Change(
+                (start, end), (normal_chars, normal_chars + len(new)),
+                (raw_byte_start, raw_byte_start + raw_bytes), (normal_bytes, normal_bytes + new_bytes),
+            ))
+            out += [gap, new]
+            normal_chars += len(new)
+            normal_bytes += new_bytes
+            done, done_bytes = end, raw_byte_start + raw_bytes
+        out.append(text[done:])
+        return "".join(out), TextMap(changes)
 
     def run_start(self, text: str, end: int, floor: int) -> int:
         """The last position from ``floor`` to ``end`` before which ``text`` may be cut and normalized in
         two parts without changing it (``floor`` if none), whatever follows ``text``."""
-        runs = _runs(self.form)
+        runs = _tables(self.form)[0]
         position = min(end, len(text) - 1)
         while position > floor:
             match = runs.match(text, position - 1)
@@ -161,125 +246,6 @@ class Normalizer:
         """``encode_plain`` of the normalized text."""
         normalize = self.normalize
         return lambda text: encode_plain(normalize(text))
-
-
-def normalize_in(tokenizer: Any, form: str) -> None:
-    """Make ``tokenizer`` (a fresh :class:`~core.encode.tokenizer.Tokenizer`) normalize text to ``form``.
-
-    Its encoding hooks are replaced on the instance, so a tokenizer without a normalizer pays nothing per
-    call. Added tokens are found in the text as given, and each stretch between them is normalized on
-    its own, as Hugging Face does with added tokens that are not ``normalized``.
-    """
-    normalizer = Normalizer(form)
-    specials: SpecialTokens = tokenizer._specials
-    plain: PlainTextEncoder = tokenizer._plain
-    encode_plain = normalizer.wrap(plain.encode)
-
-    def encode_text(text: str, pattern: re.Pattern[str] | None) -> list[int]:
-        try:
-            return specials.encode(text, pattern, encode_plain)
-        except UnicodeEncodeError:  # only surrogates make str.encode("utf-8") fail
-            return specials.encode(replace_surrogates(text), pattern, encode_plain)
-
-    tokenizer._encode_text = encode_text
-    tokenizer._certain_prefix = lambda buffer: _certain_prefix(buffer, specials, plain, normalizer)
-    tokenizer._token_spans = lambda text: _token_spans(tokenizer, text, normalizer)
-
-
-def _certain_prefix(
-    buffer: str, specials: SpecialTokens, plain: PlainTextEncoder, normalizer: Normalizer
-) -> tuple[list[int], str]:
-    """:func:`core.encode.streaming.certain_prefix` for normalized text: the part kept back also waits for
-    the characters that may still compose with what follows, and a cut falls between runs."""
-    out: list[int] = []
-    start, end = 0, len(buffer)
-    if specials.every is not None:
-        end -= specials.longest - 1
-        for match in specials.every.finditer(buffer):
-            if match.start() >= end:
-                break
-            if match.start() > start:
-                out += plain.encode(normalizer.normalize(buffer[start : match.start()]))
-            out.append(specials.ids[match.group()])
-            start = match.end()
-        if start >= end:
-            return out, buffer[start:]
-    cut = normalizer.run_start(buffer, end, start)
-    if cut == start:
-        return out, buffer[start:]
-    normal, origin, starts = normalizer.mapped(buffer[start:cut])
-    limit = len(normal)
-    while True:
-        ids, settled = plain.encode_settled(normal, 0, limit)
-        if settled == 0:
-            return out, buffer[start:]
-        if starts[settled]:
-            return out + ids, buffer[start + origin[settled] :]
-        limit = settled
-        while not starts[limit]:  # a pre-token ends inside what one run became: settle less
-            limit -= 1
-
-
-class _Encoded:
-    """The ids of a text already encoded, for :func:`core.encode.spans.token_spans`."""
-
-    def __init__(self, tokenizer: Any, ids: list[int]) -> None:
-        self.special_token_ids = tokenizer.special_token_ids
-        self.decode_tokens_bytes = tokenizer.decode_tokens_bytes
-        self._ids = ids
-
-    def encode(self, text: str) -> list[int]:
-        return self._ids
-
-
-def _token_spans(tokenizer: Any, text: str, normalizer: Normalizer) -> list[TokenSpan]:
-    """Token spans of ``text`` encoded with normalization, pointing at ``text`` as given.
-
-    A token from a run that normalization changed (``e`` + U+0301 made ``é``) spans the whole run; one from
-    text left as it was spans its own bytes, as without a normalizer.
-    """
-    if not text.isascii() and SURROGATES.search(text):
-        text = replace_surrogates(text)
-    pattern = tokenizer._specials.every
-    parts: list[str] = []
-    origin: list[int] = []
-    starts: list[bool] = []
-    position = 0
-    for match in [*pattern.finditer(text), None] if pattern is not None else [None]:
-        stop = match.start() if match is not None else len(text)
-        normal, where, begins = normalizer.mapped(text[position:stop])
-        parts.append(normal)
-        origin += [position + i for i in where[:-1]]
-        starts += begins[:-1]
-        if match is not None:
-            parts.append(match.group())
-            origin += range(match.start(), match.end())
-            starts += [True] * (match.end() - match.start())
-            position = match.end()
-    origin.append(len(text))
-    starts.append(True)
-    normal = "".join(parts)
-    spans = token_spans(_Encoded(tokenizer, tokenizer.encode(text)), normal)
-    raw_bytes = list(accumulate((len(c.encode("utf-8")) for c in text), initial=0))
-    normal_bytes = list(accumulate((len(c.encode("utf-8")) for c in normal), initial=0))
-
-    def same(i: int) -> bool:  # character i of normal is character origin[i] of text, unchanged
-        return starts[i] and starts[i + 1] and origin[i + 1] == origin[i] + 1 and text[origin[i]] == normal[i]
-
-    remapped = []
-    for span in spans:
-        first, last = span.char_start, span.char_end - 1
-        after = last + 1
-        while not starts[after]:
-            after += 1
-        byte_start = raw_bytes[origin[first]] + (span.byte_start - normal_bytes[first] if same(first) else 0)
-        byte_end = (
-            raw_bytes[origin[last]] + span.byte_end - normal_bytes[last] if same(last) else raw_bytes[origin[after]]
-        )
-        remapped.append(
-            replace(span, char_start=origin[first], char_end=origin[after], byte_start=byte_start, byte_end=byte_end)
-        )
-    return remapped
 
 
 def normalized_text(text: str, specials: re.Pattern[str] | None, form: str) -> str:

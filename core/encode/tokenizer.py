@@ -34,7 +34,7 @@ from core.encode.arguments import (
 from core.encode.decoding import InvalidTokenIdError, TokenIdTypeError
 from core.char_base import char_token_ids
 from core.encode.char_merge import CharMergeEngine
-from core.encode.normalizer import normalize_in
+from core.encode.normalized_encoding import normalize_in
 from core.encode.piece_merge import MergeEngine
 from core.encode.piece_cache import PIECE_CACHE_LIMIT, PieceCache
 from core.encode.plain_text import PlainTextEncoder

@@ -46,11 +46,15 @@ def test_mapping_and_cuts_agree_with_normalizing_the_whole(form: str) -> None:
     normalizer = Normalizer(form)
     for text in texts(400, seed=7):
         whole = normalizer.normalize(text)
-        normal, origin, starts = normalizer.mapped(text)
-        assert len(origin) == len(starts) == len(normal) + 1 and starts[-1] and origin[-1] == len(text)
-        for i, start in enumerate(starts):
-            if start:  # text up to origin[i] normalizes to normal[:i]
-                assert normalizer.normalize(text[: origin[i]]) == normal[:i], ascii(text)
+        normal, text_map = normalizer.mapped(text)
+        assert normal == whole
+        for i in range(len(normal) + 1):
+            if text_map.is_cut(i):  # the text up to raw_char(i) normalizes to normal[:i]
+                assert normalizer.normalize(text[: text_map.raw_char(i)]) == normal[:i], ascii(text)
+        for change in text_map.changes:
+            assert normalizer.normalize(text[slice(*change.raw)]) == normal[slice(*change.normal)]
+            assert len(text[: change.raw[0]].encode()) == change.raw_bytes[0]
+            assert len(normal[: change.normal[1]].encode()) == change.normal_bytes[1]
         for end in range(len(text) + 1):
             cut = normalizer.run_start(text, end, 0)
             assert cut <= end
@@ -59,7 +63,15 @@ def test_mapping_and_cuts_agree_with_normalizing_the_whole(form: str) -> None:
 
 
 def test_decomposed_text_is_composed_and_mapped_to_what_was_typed() -> None:
-    normal, origin, starts = Normalizer("NFC").mapped("cafe\u0301!")
-    assert normal == "café!" and origin == [0, 1, 2, 3, 5, 6] and all(starts)
-    normal, origin, starts = Normalizer("NFKC").mapped("⑫x")
-    assert normal == "12x" and origin == [0, 0, 1, 2] and starts == [True, False, True, True]
+    normal, text_map = Normalizer("NFC").mapped("cafe\u0301!")
+    assert normal == "café!" and [text_map.raw_char(i) for i in range(6)] == [0, 1, 2, 3, 5, 6]
+    assert text_map.raw_span(3, 4, 3, 5) == (3, 5, 3, 6)  # é: e and U+0301, three bytes
+    normal, text_map = Normalizer("NFKC").mapped("⑫x")
+    assert normal == "12x" and [text_map.is_cut(i) for i in range(4)] == [True, False, True, True]
+    assert text_map.raw_span(1, 2, 1, 2) == (0, 1, 0, 3) and text_map.raw_span(2, 3, 2, 3) == (1, 2, 3, 4)
+
+
+def test_a_long_text_with_a_few_changes_maps_only_those() -> None:
+    text = "plain words " * 20_000 + "cafe\u0301 " + "plain words " * 20_000
+    normal, text_map = Normalizer("NFC").mapped(text)
+    assert len(text_map.changes) == 1 and normal == text.replace("e\u0301", "é")
