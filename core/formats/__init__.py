@@ -299,7 +299,8 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     For ``"hf"`` an existing directory receives ``tokenizer.json``.
 
     What each format cannot hold: only ``"bpe-tui"`` keeps merge counts and training parameters;
-    ``"gpt2"`` and ``"tiktoken"`` keep no pattern (they imply GPT-2's, so other patterns are refused);
+    ``"gpt2"`` and ``"tiktoken"`` keep no pattern (they imply GPT-2's, so other patterns are refused) and no
+    normalizer (a model with one, loaded from Qwen2's tokenizer.json, is refused);
     ``"tiktoken"`` keeps no special tokens (tiktoken declares them in code) — see
     :mod:`core.formats.tiktoken_ranks`.
 
