@@ -75,8 +75,7 @@ def normal_form(normalizer: Any, path: Path) -> str | None:
     if normalizer is None or steps == []:
         return None
     if isinstance(steps, list) and len(steps) == 1 and isinstance(steps[0], dict) and steps[0].get("type") in FORMS:
-        if steps[0] == {"type": steps[0]["type"]}:
-            return steps[0]["type"]
+        return steps[0]["type"]  # other keys beside the type are ignored by tokenizers too
     kinds = [str(step.get("type"))[:40] if isinstance(step, dict) else type(step).__name__ for step in steps or []]
     raise TokenizerFileError(
         f"{path}: has a {' + '.join(kinds) or 'Sequence'} normalizer, which bpe-tui cannot reproduce; only "

@@ -156,6 +156,7 @@ def test_a_normalized_added_token_is_refused(tmp_path: Path) -> None:
     "normalizer, loads",
     [
         ({"type": "Sequence", "normalizers": [{"type": "NFC"}]}, "NFC"),
+        ({"type": "NFKC", "comment": "tokenizers ignores other keys"}, "NFKC"),
         ({"type": "Lowercase"}, None),
         ({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]}, None),
         ({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "NFC"}]}, None),
