@@ -48,14 +48,14 @@ ALPHABET = list("ae ká\u0301\u0300\u0323<>K\u212a\u3099\u309aかカｶﾞ\u1100
 ]
 
 
-def qwen2_like(path: Path, form: str = "NFC") -> Path:
+def qwen2_like(path: Path, form: str = "NFC", pattern: str = QWEN2_PATTERN) -> Path:
     """A Qwen2-like tokenizer.json: ``form`` normalizer, Split + ByteLevel, three specials, one plain added token."""
     from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, trainers
 
     reference = tokenizers.Tokenizer(models.BPE())
     reference.normalizer = getattr(normalizers, form)()
     reference.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN2_PATTERN), behavior="isolated", invert=False),
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     reference.decoder = decoders.ByteLevel()
@@ -191,3 +191,25 @@ def test_added_tokens_keep_whether_they_are_special_through_bpe_tui(tmp_path: Pa
     round_tripped = tokenizers.Tokenizer.from_file(str(tmp_path / "again.json"))
     assert round_tripped.decode(ids, skip_special_tokens=True) == original.decode(ids, skip_special_tokens=True)
     assert "<tool_call>" in original.decode(ids, skip_special_tokens=True)
+
+
+@pytest.mark.parametrize("form, pattern", [("NFC", QWEN2_PATTERN), ("NFKC", QWEN2_PATTERN), ("NFC", r"[\s\S]")])
+def test_long_streams_in_random_chunks_match_hugging_face(tmp_path: Path, form: str, pattern: str) -> None:
+    """Texts of a few hundred characters, cut anywhere (between e and U+0301, inside an added token), each
+    streamed in blocks of several sizes: the settled part never ends where normalization could still join. With
+    every character a piece, a run of marks that nothing changed yet outlasts the pieces a stream holds back,
+    and a mark still to come (U+0323) is ordered before the U+0301s already read."""
+    path = qwen2_like(tmp_path / "tokenizer.json", form, pattern)
+    reference = tokenizers.Tokenizer.from_file(str(path))
+    ours = Tokenizer.from_model(load_tokenizer(path))
+    rng = random.Random(5)
+    words = [*ALPHABET, "hello ", "world. ", "a" + "\u0301" * 6, "\u0323"]
+    for block in (7, 64):
+        ours.stream_block_chars = block
+        marks = ["x " * 40 + "q" + "\u0301" * 30, "\u0323 and on"]  # U+0323 goes before U+0301s read
+        assert list(ours.encode_iterable(marks)) == reference.encode("".join(marks), add_special_tokens=False).ids
+        for _ in range(15):
+            text = "".join(rng.choice(words) for _ in range(rng.randint(100, 600)))
+            cuts = sorted(rng.sample(range(len(text)), 12))
+            chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+            assert list(ours.encode_iterable(chunks)) == reference.encode(text, add_special_tokens=False).ids
