@@ -31,3 +31,21 @@ def test_the_workbench_measures_decomposed_text_as_typed() -> None:
 def test_compare_lines_up_a_normalizing_tokenizer_with_one_that_does_not() -> None:
     comparison = compare_texts([nfc_800(), bilingual_800()], DECOMPOSED, windows=(4096,))
     assert all(len(row) == len(DECOMPOSED) for row in comparison.aligned.styles)
+
+
+async def test_the_workbench_draws_decomposed_text_with_a_normalizing_tokenizer() -> None:
+    """The workbench of a Qwen2-style tokenizer on decomposed text: the tokens drawn, no 'could not tokenize'."""
+    from textual.notifications import Notify
+
+    from tests.ui.app_harness import SIZE, make_app, settle
+    from tests.ui.test_wide_text import paste_into_workbench, workbench_lines
+    from tests.ui.views_harness import session_with
+
+    seen: list[object] = []
+    app = make_app(session=session_with(nfc_800()), start_mode="boundaries")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await paste_into_workbench(app, pilot, DECOMPOSED)
+        assert any("caf" in line for line in workbench_lines(app)[1])
+    errors = [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.severity == "error"]
+    assert errors == []
