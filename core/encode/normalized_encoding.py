@@ -15,6 +15,7 @@ from core.encode.normalizer import Change, Normalizer, TextMap
 from core.encode.plain_text import PlainTextEncoder
 from core.encode.spans import TokenSpan, token_spans
 from core.encode.special_tokens import SpecialTokens
+from core.encode.streaming import through_last_special
 
 
 def normalize_in(tokenizer: Any, form: str) -> None:
@@ -45,19 +46,9 @@ def _certain_prefix(
 ) -> tuple[list[int], str]:
     """:func:`core.encode.streaming.certain_prefix` for normalized text: the part kept back also waits for
     the characters that may still compose with what follows, and a cut falls between runs."""
-    out: list[int] = []
-    start, end = 0, len(buffer)
-    if specials.every is not None:
-        end -= specials.longest - 1
-        for match in specials.every.finditer(buffer):
-            if match.start() >= end:
-                break
-            if match.start() > start:
-                out += plain.encode(normalizer.normalize(buffer[start : match.start()]))
-            out.append(specials.ids[match.group()])
-            start = match.end()
-        if start >= end:
-            return out, buffer[start:]
+    out, start, end = through_last_special(buffer, specials, normalizer.wrap(plain.encode))
+    if start >= end:
+        return out, buffer[start:]
     cut = normalizer.run_start(buffer, end, start)
     if cut == start:
         return out, buffer[start:]

@@ -56,6 +56,24 @@ def certain_prefix(buffer: str, specials: SpecialTokens, plain: PlainTextEncoder
     is only pre-tokenised up to there, and its last pieces are held back (see
     :meth:`PlainTextEncoder.encode_settled`).
     """
+    out, start, end = through_last_special(buffer, specials, plain.encode)
+    if start >= end:
+        return out, buffer[start:]
+    ids, cut = plain.encode_settled(buffer, start, end)
+    out += ids
+    return out, buffer[cut:]
+
+
+def through_last_special(
+    buffer: str, specials: SpecialTokens, encode_plain: Callable[[str], list[int]]
+) -> tuple[list[int], int, int]:
+    """The ids of ``buffer`` up to the end of its last special token that no following text can change, that
+    end, and where such a token may still begin (``len - longest + 1``: one starting there may be cut off).
+
+    >>> specials = SpecialTokens({"<s>": 9})
+    >>> through_last_special("a<s>bc<", specials, lambda text: [ord(c) for c in text])
+    ([97, 9], 4, 5)
+    """
     out: list[int] = []
     start, end = 0, len(buffer)
     if specials.every is not None:
@@ -64,11 +82,7 @@ def certain_prefix(buffer: str, specials: SpecialTokens, plain: PlainTextEncoder
             if match.start() >= end:
                 break
             if match.start() > start:
-                out += plain.encode(buffer[start : match.start()])
+                out += encode_plain(buffer[start : match.start()])
             out.append(specials.ids[match.group()])
             start = match.end()
-        if start >= end:
-            return out, buffer[start:]
-    ids, cut = plain.encode_settled(buffer, start, end)
-    out += ids
-    return out, buffer[cut:]
+    return out, start, end
