@@ -29,7 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Check IDS.npy against its sidecar IDS.npy.json and TOKENIZER: the tokenizer's "
         "fingerprint, the array's dtype and length, every id below the vocab size, and with --corpus that "
         "decoding gives the corpus back byte for byte (for a corpus of shards: its documents joined by the "
-        "tokenizer's first special token, as export joined them, and the shards' SHA-256). Exit status 0: they belong together; 1: they do not "
+        "tokenizer's first special token, as export joined them, and the shards' SHA-256; for a tokenizer that "
+        "normalizes, such as Qwen2's, the corpus in its normal form). Exit status 0: they belong together; 1: they do not "
         "(or the sidecar is missing or edited); 2: the check could not run.",
     )
     parser.add_argument("ids", metavar="IDS.npy", type=input_path, help="id array written by bpe-tui export")
@@ -62,11 +63,13 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
     line = (f"ok: {shown_path(args.ids)} holds {side.tokens:,} {side.dtype} ids made by "
             f"{side.tokenizer_name or 'the tokenizer'} (fingerprint {side.fingerprint[:12]}), all below "
             f"vocab size {model.vocab_size:,}")
+    # A tokenizer that normalizes (Qwen2's NFC) gives the text back in that form, as it read it.
+    normal = f" in {model.normalizer}" if model.normalizer is not None else ""
     if verified.corpus_of_shards:
         joined = f", joined by {model.special_tokens[0]!r}," if model.special_tokens else ""
-        line += (f"; decoding them gives the documents of {shown_path(args.corpus)}{joined} back byte for byte, "
-                 "and its shards' SHA-256 matches")
+        line += (f"; decoding them gives the documents of {shown_path(args.corpus)}{joined} back{normal} byte for "
+                 "byte, and its shards' SHA-256 matches")
     elif verified.corpus_checked:
-        line += f"; decoding them gives {shown_path(args.corpus)} back byte for byte"
+        line += f"; decoding them gives {shown_path(args.corpus)} back{normal} byte for byte"
     sys.stdout.write(escape_token(line, glyphs=False) + "\n")
     return 0

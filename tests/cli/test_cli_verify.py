@@ -99,3 +99,21 @@ def test_shard_options_without_a_corpus_are_refused(exported: Path, capsys: pyte
     code, out, err = verify(capsys, exported / "ids.npy", exported / "tok.json", *option)
     assert (code, out) == (2, "")
     _one_line(err, "--text-field and --skip-bad-records say how to read --corpus; add --corpus CORPUS or drop them")
+
+
+def test_ids_of_a_normalizing_tokenizer_say_the_corpus_comes_back_normalized(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Qwen2-style tokenizer (NFC) decodes e + U+0301 as é: the corpus does not come back byte for byte as it
+    # is, and the ok line said it did.
+    import dataclasses
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("cafe\u0301 か\u3099 " * 50, encoding="utf-8", newline="")
+    tokenizer = save_tokenizer(dataclasses.replace(small_model(), normalizer="NFC"), tmp_path / "nfc.json",
+                               format="hf")[0]
+    assert main(["export", str(corpus), str(tokenizer), "-o", str(tmp_path / "ids.npy")]) == 0
+    capsys.readouterr()
+    code, out, err = verify(capsys, tmp_path / "ids.npy", tokenizer, "--corpus", corpus)
+    assert (code, err) == (0, "")
+    assert out.rstrip().endswith(f"decoding them gives {corpus} back in NFC byte for byte")
