@@ -118,8 +118,8 @@ class BpeTuiApp(ReadableMarks):
                 so Compare shows the first trained tokenizer beside a known one.
         """
         super().__init__()
-        self._token_greys = TokenGreys()
-        """Replaces Textual's ``Monochrome`` filter, which ``NO_COLOR`` turns on (see :mod:`bpe_tui.no_color`)."""
+        self._token_greys = TokenGreys(sixteen_colours=self.console.color_system in ("standard", "windows"))
+        """Replaces Textual's ``Monochrome`` filter under ``NO_COLOR`` (see :mod:`bpe_tui.no_color`)."""
         self._control_characters = ControlCharacters()
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()

@@ -16,8 +16,10 @@ from textual.color import Color
 from textual.filter import Monochrome
 
 from bpe_tui.no_color import TokenGreys
-from bpe_tui.render import PALETTE
-from tests.ui.app_harness import SIZE, app_trained_by, make_app, ready, recorded_run, replay_factory
+from bpe_tui.render import PALETTE, SPECIAL_PALETTE, SPLIT_PALETTE
+from bpe_tui.widgets.token_view import TokenView
+from tests.ui.app_harness import SIZE, app_trained_by, make_app, ready, recorded_run, replay_factory, settle
+from tests.ui.views_harness import english_500, session_with
 
 
 async def test_every_pane_draws_under_no_color(monkeypatch) -> None:
@@ -59,3 +61,32 @@ def test_the_app_draws_through_token_greys_only_under_no_color(monkeypatch) -> N
     monkeypatch.setenv("NO_COLOR", "1")
     filters = make_app().get_line_filters()
     assert [type(f) for f in filters if isinstance(f, Monochrome)] == [TokenGreys]
+
+
+TOKEN_BACKGROUNDS = {Style.parse(entry).bgcolor.triplet for entry in (*PALETTE, *SPLIT_PALETTE, *SPECIAL_PALETTE)}
+
+
+async def test_neighbouring_tokens_differ_under_no_color_at_16_colours(monkeypatch) -> None:
+    # NO_COLOR in tmux or screen (TERM=screen) or with TERM=xterm: the six token greys fell on two ANSI colours,
+    # so "ar"/"row" and the four tokens of "Point" in the English sample were drawn as one.
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.delenv("COLORTERM", raising=False)
+    app = make_app(session=session_with(english_500()), start_mode="boundaries")
+    assert app.console.color_system == "standard"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one("#boundaries-views TokenView", TokenView)
+        boundaries = 0
+        for y in range(view.size.height):
+            source = view.render_line(y)
+            sent = source
+            for line_filter in app.get_line_filters():  # what the compositor does before the terminal gets it
+                sent = sent.apply_filter(line_filter, Color(0, 0, 0))
+            before = [segment.style.bgcolor for segment in source for _ in segment.text]
+            after = [segment.style.bgcolor.downgrade(ColorSystem.STANDARD).number for segment in sent for _ in segment.text]
+            for x in range(1, len(before)):
+                if before[x - 1] != before[x] and {before[x - 1].triplet, before[x].triplet} <= TOKEN_BACKGROUNDS:
+                    boundaries += 1
+                    assert after[x - 1] != after[x], f"line {y}, cell {x}: two tokens drawn on one grey"
+        assert boundaries > 100
