@@ -82,7 +82,6 @@ class BpeTuiApp(ReadableMarks):
     TITLE = "bpe-tui"
     CSS_PATH = Path(__file__).parent / "app.tcss"
     COMMANDS = App.COMMANDS | {PaneCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (140, "-wide")]
     BINDINGS = [
         *(
             Binding(pane.key, f"switch_mode('{pane.mode}')", pane.title, tooltip=pane.description)

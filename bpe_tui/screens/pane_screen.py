@@ -11,6 +11,11 @@ Textual also leaves a pane built for its first visit marked as styled with no st
 ``_css_update_count`` is set only for a screen already mounted when the mode opens), so the second
 visit re-read every stylesheet and restyled every pane: 150-600 ms. The pane was styled with the
 current stylesheet as it mounted, so it is marked so on its first showing.
+
+In a terminal smaller than :data:`MIN_COLUMNS` by :data:`MIN_ROWS` every pane shows :class:`RoomNeeded` in
+place of itself (its breakpoints mark the screen ``-too-narrow`` or ``-too-short``; ``app.tcss``
+hides the rest): at 40x12 the panes were drawn as boxes with nothing in them, the workbench's token view
+was a border and the training form was off the screen, tabbed into unseen.
 """
 
 from __future__ import annotations
@@ -18,11 +23,39 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from textual import events
+from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
+
+MIN_COLUMNS = 60
+"""The narrowest terminal the panes are drawn in; below it they say how much room they need."""
+
+MIN_ROWS = 20
+"""The shortest terminal the panes are drawn in (the dashboard's merge table keeps two rows at 20)."""
+
+
+class RoomNeeded(Widget):
+    """What a pane shows in place of itself in a terminal too small for it: the size it needs and has."""
+
+    DEFAULT_CSS = """
+    RoomNeeded { display: none; width: 1fr; height: 1fr; padding: 1 2; content-align: center middle; text-align: center; }
+    """
+
+    def render(self) -> Content:
+        width, height = self.app.size
+        return Content(
+            f"bpe-tui needs a terminal of at least {MIN_COLUMNS} columns x {MIN_ROWS} rows;\n"
+            f"this one is {width} x {height}.\n\nMake the window larger or the font smaller.\nctrl+q quits."
+        )
 
 
 class PaneScreen(Screen):
     """A pane of the app; see the module docstring for what it does beyond ``Screen``."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_COLUMNS, "-narrow"), (100, "-normal"), (140, "-wide")]
+    """Classes the screen takes by the terminal's width (``app.tcss`` lays out narrow and wide panes by them)."""
+    VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_ROWS, "-tall-enough")]
+    """Classes the screen takes by the terminal's height."""
 
     _hidden_in: Hashable | None = None
     """What this pane's styles depended on when it was last hidden; None before the first time."""
@@ -31,6 +64,9 @@ class PaneScreen(Screen):
         """The app-wide state a hidden screen's styles may depend on but do not follow while hidden."""
         app = self.app
         return (app.theme, app.size, app.classes, app.pseudo_classes)
+
+    def on_mount(self) -> None:
+        self.mount(RoomNeeded())
 
     def on_screen_suspend(self) -> None:
         self._hidden_in = self._style_context()

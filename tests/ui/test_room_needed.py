@@ -1,0 +1,49 @@
+"""A terminal too small for the panes: each says how much room it needs instead of drawing itself.
+
+At 40x12 (a split tmux pane, a small window) the panes were drawn as empty boxes: the workbench's token
+view was its border alone, the corpus pane's training form was off the screen and tabbed into unseen.
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+
+from bpe_tui.screens.pane_screen import MIN_COLUMNS, MIN_ROWS, RoomNeeded
+from tests.ui.app_harness import make_app, settle
+from tests.ui.test_workbench import gpt2
+from tests.ui.views_harness import session_with
+
+
+def shown(screen: Screen) -> list[str]:
+    """The screen's own children on display, by type."""
+    return [type(child).__name__ for child in screen.children if child.display]
+
+
+def notice(screen: Screen) -> str:
+    return str(screen.query_one(RoomNeeded).render())
+
+
+async def test_every_pane_says_it_needs_more_room_and_comes_back_when_it_has_it() -> None:
+    app = make_app(session=session_with(gpt2()))
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        for key in "12345678":
+            await pilot.press(key)  # pane keys still switch panes: each says the same
+            await settle(pilot)
+            assert shown(app.screen) == ["RoomNeeded"], f"pane {key}"
+            assert f"at least {MIN_COLUMNS} columns x {MIN_ROWS} rows" in notice(app.screen)
+            assert "this one is 40 x 12" in notice(app.screen)
+        await pilot.resize_terminal(MIN_COLUMNS, MIN_ROWS)
+        await settle(pilot)
+        assert "RoomNeeded" not in shown(app.screen) and "KeyFooter" in shown(app.screen)
+        await pilot.press("1")  # a pane last shown while too small is drawn again too
+        await settle(pilot)
+        assert "RoomNeeded" not in shown(app.screen) and "KeyFooter" in shown(app.screen)
+
+
+async def test_too_few_rows_alone_is_too_small() -> None:
+    app = make_app(session=session_with(gpt2()))
+    async with app.run_test(size=(120, MIN_ROWS - 1)) as pilot:
+        await settle(pilot)
+        assert shown(app.screen) == ["RoomNeeded"]
+        assert f"this one is 120 x {MIN_ROWS - 1}" in notice(app.screen)
