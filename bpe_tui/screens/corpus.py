@@ -182,7 +182,8 @@ class CorpusScreen(PaneScreen):
                 yield PathBox(lambda: self._recent, id="corpus-path")
                 yield Static("", id="corpus-path-hint", markup=False)
                 yield CorpusTree(self._corpus_root, hidden=not_corpora(self._session.samples_dir), id="tree")
-            with Vertical(id="corpus-right"):
+            # Scrolls when the terminal is too short for preview, stats and form: a field tabbed into is shown.
+            with VerticalScroll(id="corpus-right", can_focus=False):
                 # Not focusable: a long preview would take the tab from the tree to the form, unseen, and the
                 # vocab size typed next would switch panes.
                 with VerticalScroll(id="preview-box", can_focus=False):

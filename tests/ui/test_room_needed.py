@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from bpe_tui.screens.pane_screen import MIN_COLUMNS, MIN_ROWS, RoomNeeded
-from tests.ui.app_harness import make_app, settle
+from tests.ui.app_harness import make_app, settle, tree_loaded
 from tests.ui.test_workbench import gpt2
 from tests.ui.views_harness import session_with
 
@@ -47,3 +47,18 @@ async def test_too_few_rows_alone_is_too_small() -> None:
         await settle(pilot)
         assert shown(app.screen) == ["RoomNeeded"]
         assert f"this one is 120 x {MIN_ROWS - 1}" in notice(app.screen)
+
+
+async def test_the_training_form_is_on_screen_when_tabbed_into_at_the_smallest_size() -> None:
+    # At 60x20 (and 80x20) the form was below the screen's edge: tab moved into the vocab size unseen, and at
+    # 60 columns, beside the 32-column tree, its fields had no width at all.
+    app = make_app()
+    async with app.run_test(size=(MIN_COLUMNS, MIN_ROWS)) as pilot:
+        await settle(pilot)
+        await tree_loaded(pilot)
+        for field in ("vocab", "workers", "specials"):
+            await pilot.press("tab")
+            await settle(pilot)
+            focused = app.screen.focused
+            assert focused is not None and focused.id == field
+            assert focused.region.width >= 3 and app.screen.can_view_entire(focused), field
