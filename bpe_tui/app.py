@@ -29,6 +29,7 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
+from bpe_tui.console_glyphs import console_filters
 from bpe_tui.control_filter import ControlCharacters
 from bpe_tui.gc_pauses import full_collections_held_back, settle_heap
 from bpe_tui.no_color import TokenGreys
@@ -119,7 +120,7 @@ class BpeTuiApp(ReadableMarks):
         super().__init__()
         self._token_greys = TokenGreys(sixteen_colours=self.console.color_system in ("standard", "windows"))
         """Replaces Textual's ``Monochrome`` filter under ``NO_COLOR`` (see :mod:`bpe_tui.no_color`)."""
-        self._control_characters = ControlCharacters()
+        self._last_filters = (ControlCharacters(), *console_filters())
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()
         self.runner = TrainingRunner(
@@ -173,11 +174,11 @@ class BpeTuiApp(ReadableMarks):
             super().delay_update(delay)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's filters (token greys of their own under ``NO_COLOR``), then :class:`ControlCharacters`."""
+        """Textual's (token greys under ``NO_COLOR``), :class:`ControlCharacters`, the Linux console's glyphs."""
         filters = super().get_line_filters()
         if self.no_color:
             filters = [self._token_greys if type(line_filter) is Monochrome else line_filter for line_filter in filters]
-        return [*filters, self._control_characters]
+        return [*filters, *self._last_filters]
 
     def _build_pane(self, pane: Pane) -> Screen:
         """Build ``pane``'s screen with what it reads (Textual calls this when the mode first opens)."""
