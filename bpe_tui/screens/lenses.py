@@ -228,6 +228,7 @@ class LensesScreen(PaneScreen):
             self.query_one("#lens-about", Static).update(Content.styled(spec.description, "italic"))
             self._draw_settings()
             self._compute(settle=settle)
+        self.refresh_bindings()  # the footer shows the new lens's keys: no slide where it has no slider
 
     def _draw_settings(self) -> None:
         settings = self.query_one("#lens-settings", Static)

@@ -252,3 +252,20 @@ async def test_delete_merges_default_rank_follows_the_text_typed() -> None:
         made = [a + b for a, b in loaded.model.merges]
         assert result.rank == min(made.index(token) for token in used if token in made)
         assert result.changed_tokens >= 1
+
+
+async def test_the_footer_shows_only_the_keys_the_lens_chosen_takes() -> None:
+    # The footer kept the first lens's keys: on Fragments (a toggle) and Vocabulary sums (nothing to set) it
+    # offered '←/→ Slide' and '/ Edit text', which did nothing, and no 'space Toggle' on Fragments.
+    from tests.ui.test_key_footer import footer_keys
+
+    app = make_app(session=session_with(english_500()), start_mode="lenses")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert {"left", "slash"} <= {key.key for key in footer_keys(app)}  # the merge slider: both
+        for name, shown, hidden in (("fragments", {"space", "slash"}, {"left"}), ("vocab", set(), {"left", "slash", "space"})):
+            while pilot.app.screen.spec is not lens_named(name):
+                await pilot.press("down")
+                await ready(pilot)
+            keys = {key.key for key in footer_keys(app)}
+            assert shown <= keys and not hidden & keys, name
