@@ -120,7 +120,7 @@ class BpeTuiApp(ReadableMarks):
         super().__init__()
         self._token_greys = TokenGreys(sixteen_colours=self.console.color_system in ("standard", "windows"))
         """Replaces Textual's ``Monochrome`` filter under ``NO_COLOR`` (see :mod:`bpe_tui.no_color`)."""
-        self._last_filters = (ControlCharacters(), *console_filters())
+        self._last_filters = (ControlCharacters(), *console_filters(self.console.color_system, no_color=self.no_color))
         self.session = session if session is not None else Session(samples_dir=find_samples_dir())
         self.services = services if services is not None else Services()
         self.runner = TrainingRunner(

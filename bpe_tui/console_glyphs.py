@@ -21,6 +21,8 @@ from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
 
+from bpe_tui.ansi_tokens import DarkTextOnAnsi
+
 _NEAREST = {
     "╭": "┌", "╮": "┐", "╰": "└", "╯": "┘",  # rounded corners
     "━": "─", "╸": "─", "╺": "─", "┃": "│",  # heavy lines: the progress bar
@@ -68,6 +70,16 @@ class ConsoleGlyphs(LineFilter):
         ]
 
 
-def console_filters(environ: Mapping[str, str] | None = None) -> tuple[LineFilter, ...]:
-    """The filters the terminal named by ``TERM`` needs: :class:`ConsoleGlyphs` on the Linux console, else none."""
-    return (ConsoleGlyphs(),) if is_linux_console(environ) else ()
+def console_filters(
+    color_system: str | None, *, no_color: bool = False, environ: Mapping[str, str] | None = None
+) -> tuple[LineFilter, ...]:
+    """The filters this terminal needs: on the Linux console (``TERM``) :class:`ConsoleGlyphs`, and at 16
+    colours (``color_system`` as Rich names it) with colour on, :class:`~bpe_tui.ansi_tokens.DarkTextOnAnsi`.
+
+    >>> [type(f).__name__ for f in console_filters("standard", environ={"TERM": "linux"})]
+    ['ConsoleGlyphs', 'DarkTextOnAnsi']
+    >>> console_filters("256", environ={"TERM": "xterm-256color"})
+    ()
+    """
+    sixteen = color_system in ("standard", "windows") and not no_color
+    return (*((ConsoleGlyphs(),) if is_linux_console(environ) else ()), *((DarkTextOnAnsi(),) if sixteen else ()))

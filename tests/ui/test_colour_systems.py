@@ -147,3 +147,52 @@ def test_a_256_colour_console_sends_the_different_colours() -> None:
     backgrounds = [code.split("48;5;")[1].split(";")[0] for code in codes]
     assert len(backgrounds) == len(spans) >= 3
     assert all(a != b for a, b in zip(backgrounds, backgrounds[1:]))
+
+
+def sent_cells(app, view) -> list[tuple[int | None, int | None]]:
+    """(text, background) ANSI numbers of every cell of ``view`` as a 16-colour terminal is sent them."""
+    from textual.color import Color as TextualColor
+
+    sent: list[tuple[int | None, int | None]] = []
+    for y in range(view.size.height):
+        strip = view.render_line(y)
+        for line_filter in app.get_line_filters():  # what the compositor does before the terminal gets it
+            strip = strip.apply_filter(line_filter, TextualColor(0, 0, 0))
+        for segment in strip:
+            style = segment.style or Style()
+            codes = [None if c is None else c.downgrade(ColorSystem.STANDARD).number for c in (style.color, style.bgcolor)]
+            sent.extend([(codes[0], codes[1])] * len(segment.text))
+    return sent
+
+
+@pytest.mark.parametrize("term", ["xterm", "screen", "linux"])
+async def test_tokens_drawn_light_by_16_colour_terminals_get_dark_text(monkeypatch, term: str) -> None:
+    # ANSI green, yellow and cyan are bright in terminals (xterm's #00cd00, #cdcd00, #00cdcd): the palette's
+    # light text on them read at 1.7-2.2:1 there.
+    from bpe_tui.widgets.token_view import TokenView
+    from tests.ui.app_harness import make_app, settle
+    from tests.ui.views_harness import session_with
+
+    monkeypatch.setenv("TERM", term)
+    monkeypatch.delenv("COLORTERM", raising=False)
+    app = make_app(session=session_with(english_500()), start_mode="boundaries")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        cells_sent = sent_cells(app, app.screen.query_one("#boundaries-views TokenView", TokenView))
+        on_light = [text for text, ground in cells_sent if ground in (2, 3, 6)]
+        assert len(on_light) > 100 and set(on_light) == {0}
+        assert {text for text, ground in cells_sent if ground in (4, 5)} - {0} != set()  # blue, magenta: light
+
+
+async def test_256_colour_terminals_keep_the_light_text(monkeypatch) -> None:
+    from bpe_tui.widgets.token_view import TokenView
+    from tests.ui.app_harness import make_app, settle
+    from tests.ui.views_harness import session_with
+
+    monkeypatch.setenv("TERM", "xterm-256color")
+    app = make_app(session=session_with(english_500()), start_mode="boundaries")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert not any(type(f).__name__ == "DarkTextOnAnsi" for f in app.get_line_filters())
+        cells_sent = sent_cells(app, app.screen.query_one("#boundaries-views TokenView", TokenView))
+        assert {text for text, ground in cells_sent if ground in (2, 3, 6)} - {0} != set()
