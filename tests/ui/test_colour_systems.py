@@ -196,3 +196,19 @@ async def test_256_colour_terminals_keep_the_light_text(monkeypatch) -> None:
         assert not any(type(f).__name__ == "DarkTextOnAnsi" for f in app.get_line_filters())
         cells_sent = sent_cells(app, app.screen.query_one("#boundaries-views TokenView", TokenView))
         assert {text for text, ground in cells_sent if ground in (2, 3, 6)} - {0} != set()
+
+
+async def test_cursors_on_the_themes_primary_get_dark_text_at_16_colours(monkeypatch) -> None:
+    # textual-dark's primary is sent as ANSI cyan: the file tree's and every table's cursor were white on it.
+    from textual.widgets import DirectoryTree
+
+    from tests.ui.app_harness import make_app, ready
+
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.delenv("COLORTERM", raising=False)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        cells_sent = sent_cells(app, app.screen.query_one(DirectoryTree))
+        on_cyan = [text for text, ground in cells_sent if ground == 6]
+        assert on_cyan and set(on_cyan) == {0}
