@@ -353,8 +353,8 @@ class BoundariesScreen(PaneScreen):
             self._view("en" if side_by_side else "main").focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "type_text" and isinstance(self.focused, TextArea):
-            return None  # typing "/" in the text
+        if action in ("type_text", "inspect_token") and isinstance(self.focused, TextArea):
+            return False  # "/" and Enter type into the text: the footer does not offer them while typing
         return True
 
     def action_type_text(self) -> None:

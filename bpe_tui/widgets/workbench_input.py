@@ -9,6 +9,7 @@ holds one kind of line break, so CRLF and LF in one text, or U+2028, come out of
 from __future__ import annotations
 
 from textual import events, on
+from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -20,6 +21,9 @@ TYPING_DELAY = 0.2
 
 class WorkbenchInput(TextArea):
     """A text area for the workbench: tabs type tabs, lines wrap, and :class:`Settled` follows each edit."""
+
+    BINDINGS = [Binding("escape", "screen.back_to_tokens", "Done", tooltip="Leave the text; its tokens are drawn at once")]
+    """While typing, the footer names the way out (tab types a tab here, so it is the only one)."""
 
     class Settled(Message):
         """The text stopped changing (a pause in typing, or focus left the field)."""

@@ -163,3 +163,23 @@ async def test_a_sample_is_a_starting_point_and_windows_can_be_changed() -> None
         assert line.startswith(
             f"window 3: {len(three.decode())} ch {len(three)} B · 5: {len(five.decode())} ch {len(five)} B"
         )
+
+
+async def test_while_typing_the_footer_offers_the_way_out_not_the_token_keys() -> None:
+    # Typing in the text box, the footer offered '/ Type' and '⏎ Inspect' (Enter types a line break there,
+    # '/' a slash) and never esc, the only way out (tab types a tab).
+    from tests.ui.test_key_footer import footer_keys
+
+    app = workbench_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert {"slash", "enter"} <= {key.key for key in footer_keys(app)}
+        await pilot.press("slash", "a", "enter", "slash")
+        await settle(pilot)
+        assert app.screen.query_one("#boundaries-input", TextArea).text == "a\n/"
+        shown = {key.key: key.description for key in footer_keys(app)}
+        assert shown.get("escape") == "Done" and not {"slash", "enter"} & set(shown)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen.focused, TokenView)
+        assert {"slash", "enter"} <= {key.key for key in footer_keys(app)} and "escape" not in {key.key for key in footer_keys(app)}
