@@ -23,7 +23,7 @@ from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.standard_output import json_line
 from bpe_tui.cli.train import skipped_line
 from bpe_tui.sample_files import sample_paths
-from bpe_tui.text import escape_token
+from bpe_tui.text import cell_width, escape_token, pad_cells
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.coverage import DEFAULT_WINDOWS, parse_windows
 from core.analysis.study import Study, StudyFinished, StudyRun, parse_sizes
@@ -102,20 +102,39 @@ def evaluation_texts(corpus: EvaluationText, extra: list[str]) -> dict[str, Eval
     return texts
 
 
+NAME_CELLS = 18
+"""Terminal cells an evaluation text's name may take in the tables (a Japanese character takes two)."""
+
+
 def _column_name(name: str) -> str:
     """An evaluation text's name (an ``--eval`` file's stem) as a column shows it: control characters and
-    escape sequences written out, so a file name cannot colour or move the terminal; then cut to 18.
+    escape sequences written out, so a file name cannot colour or move the terminal; then cut to
+    :data:`NAME_CELLS` terminal cells, not characters (a kanji takes two).
 
     >>> print(_column_name("x\\x1b[31mred"))
     x\\x1b[31mred
+    >>> _column_name("技術文書サンプルの評価用"), _column_name("a_very_long_evaluation_file")
+    ('技術文書サンプルの', 'a_very_long_evalua')
     """
-    return escape_controls(name, keep="")[:18]
+    cut, width = "", 0
+    for char in escape_controls(name, keep=""):
+        width += cell_width(char)
+        if width > NAME_CELLS:
+            break
+        cut += char
+    return cut
+
+
+def _right(text: str, cells: int) -> str:
+    """``text`` after spaces up to ``cells`` terminal cells: ``str.rjust`` counts a kanji as one."""
+    return " " * (cells - cell_width(text)) + text
 
 
 def table_lines(study: Study) -> list[str]:
     """The plain-text table: one row per size, tokens and bytes/token per evaluation text."""
     names = list(study.text_names)
-    header = f"{'vocab':>7} {'seconds':>8} {'V*d':>12}" + "".join(f" {_column_name(name):>20}" for name in names)
+    header = f"{'vocab':>7} {'seconds':>8} {'V*d':>12}"
+    header += "".join(f" {_right(_column_name(name), 20)}" for name in names)
     header += f" {'ja bare':>8}  longest token"
     lines = [f"{'':29}" + "".join(f" {'tokens  b/tok':>20}" for _ in names), header]
     for size in study.sizes:
@@ -154,7 +173,7 @@ def coverage_lines(study: Study) -> list[str]:
         for index, name in enumerate(study.text_names):
             cells = size.coverage.get(name, {})
             vocab = f"{size.vocab:,}" if index == 0 else ""
-            row = f"{vocab:>7} {_column_name(name):<18}"
+            row = f"{vocab:>7} {pad_cells(_column_name(name), NAME_CELLS)}"
             for window in study.windows:
                 chars, covered = cells.get(window, (0, 0))
                 row += f" {f'{chars:,} / {covered:,}':>18}"

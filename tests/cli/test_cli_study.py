@@ -147,3 +147,19 @@ def test_a_corpus_that_is_not_utf8_is_studied_with_errors_replace_as_the_error_a
         pass
     text = corpus.read_bytes().decode("utf-8", errors="replace")
     assert json.loads(out)["sizes"][0]["tokens"]["corpus"] == len(Tokenizer.from_model(run.result()).encode(text))
+
+
+def test_columns_line_up_under_a_japanese_eval_name() -> None:
+    # A kanji takes two terminal cells: a name padded by characters pushed every column after it right.
+    from bpe_tui.cli.study import table_lines
+    from bpe_tui.text import cell_width
+    from core.analysis.study import SizeResult, Study
+
+    names = ("corpus", "技術文書", "技術文書サンプルの評価用テキスト")
+    size = SizeResult(300, 0.5, dict.fromkeys(names, 10), dict.fromkeys(names, 2.0), b"ab", 0.25, 300,
+                      dict.fromkeys(names, {128: (7, 8)}))
+    lines = table_lines(Study((size,), text_names=names, windows=(128,)))
+    header, row = lines[1], lines[2]
+    assert cell_width(header[: header.index("ja bare") + 7]) == cell_width(row[: row.index("25.0%") + 5])
+    window_end = cell_width(lines[-4])  # "  vocab text    128"
+    assert [cell_width(line) for line in lines[-3:]] == [window_end] * 3
