@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from bpe_tui.cli.standard_output import write_stdout
@@ -210,11 +211,14 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
 
 
 def warn_unused_record_options(
-    args: argparse.Namespace, corpus: str | None, command: str, stream: IO[str] | None = None
+    args: argparse.Namespace, corpus: str | None, command: str, stream: IO[str] | None = None,
+    also: Sequence[str] = (),
 ) -> None:
     """One warning line when ``--text-field`` or ``--skip-bad-records`` is given for a corpus with no JSON
     lines or Parquet shard, which has no records for them to apply to: they were silently unused, so a
-    user who meant another corpus (or expected them to act on text) was not told. The run goes on."""
+    user who meant another corpus (or expected them to act on text) was not told. The run goes on.
+    ``also`` names other inputs read with the same options (study's ``--eval`` shards): none is warned of
+    when one of them has records."""
     given = [name for name, used in (("--text-field", args.text_field != "text"),
                                      ("--skip-bad-records", args.skip_bad_records)) if used]
     if corpus is None or not given:
@@ -223,7 +227,7 @@ def warn_unused_record_options(
     from core.errors import BPEError
 
     try:
-        shards = open_corpus(corpus).shards
+        shards = [shard for spec in (corpus, *also) for shard in open_corpus(spec).shards]
     except BPEError:
         return  # the command says what is wrong with the corpus
     if any(shard.kind in ("jsonl", "parquet", "arrow") for shard in shards):

@@ -14,20 +14,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bpe_tui.cli.arguments import (
     add_corpus_options, input_path, one_corpus, special_token, warn_unused_record_options, worker_count,
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.standard_output import json_line
-from bpe_tui.cli.train import skipped_line
+from bpe_tui.cli.train import records_skipped, skipped_line
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import cell_width, escape_token, pad_cells
 from core.analysis.corpus_stats import escape_controls
 from core.analysis.coverage import DEFAULT_WINDOWS, parse_windows
 from core.analysis.study import Study, StudyFinished, StudyRun, parse_sizes
 from core.analysis.study_corpus import EvaluationText, corpus_sample
+from core.corpus import open_corpus
 from core.errors import SettingsError
 from core.model import BASES, BYTE_BASE, CHAR_BASE
 from core.train.reading import read_text_file
@@ -65,7 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sizes", metavar="V,V,...", type=_sizes, required=True,
                         help="vocabulary sizes, comma-separated (e.g. 300,500,1000,5000,10000)")
     parser.add_argument("--eval", metavar="FILE", type=input_path, action="append", default=[],
-                        help="another evaluation text (repeatable); the corpus and the bundled samples always are")
+                        help="another evaluation text (repeatable): a text file, or shards read as the corpus is "
+                        "(a held-out .jsonl, with --text-field); the corpus and the bundled samples always are")
     parser.add_argument("--d", metavar="D", type=int, default=768, help="embedding width for V*d (default 768)")
     parser.add_argument("--windows", metavar="N,N,...", type=_windows, default=DEFAULT_WINDOWS,
                         help="context windows in tokens whose coverage is reported, up to 4 (default 128,1024,8192; "
@@ -87,18 +91,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
-def evaluation_texts(corpus: EvaluationText, extra: list[str]) -> dict[str, EvaluationText]:
-    """Name -> text: ``corpus``, the bundled English and Japanese samples, then each ``--eval`` file by stem."""
+def evaluation_texts(
+    corpus: EvaluationText, extra: list[str], special_tokens: Sequence[str] = (), **reading: Any
+) -> dict[str, EvaluationText]:
+    """Name -> text: ``corpus``, the bundled English and Japanese samples, then each ``--eval`` file by stem.
+
+    An ``--eval`` of shards (a held-out ``.jsonl``, Parquet or compressed file, a folder or a glob) is read as
+    the corpus is (``reading``: its text field, bad records skipped or not, errors), its documents joined by the
+    first special token and capped at the corpus's 4 MiB, a note on stderr saying so: read as plain text, a
+    ``.jsonl`` was measured as its JSON (Japanese as ``\\u`` escapes) and a ``.gz`` was refused as binary.
+    """
     texts: dict[str, EvaluationText] = {"corpus": corpus}
     for name, path in sample_paths().items():
         if name in ("english", "japanese"):
             texts[name] = read_text_file(path)
     for given in extra:
-        path = Path(given)
-        name, n = path.stem, 2
+        opened = open_corpus(given)
+        stem = Path(given).stem if opened.single_plain_text else opened.name
+        name, n = stem, 2
         while name in texts:
-            name, n = f"{path.stem}-{n}", n + 1
-        texts[name] = read_text_file(path)
+            name, n = f"{stem}-{n}", n + 1
+        if opened.single_plain_text:
+            texts[name] = read_text_file(given)
+            continue
+        sample = corpus_sample(given, special_tokens, **reading)
+        texts[name] = sample.text
+        note = sample_note(given, sample.bytes, sample.capped, column=name)
+        if note is not None:
+            sys.stderr.write(note + "\n")
+        if sample.skipped.count:
+            sys.stderr.write(f"--eval {escape_controls(given, keep='')}: {records_skipped(sample.skipped)}\n")
     return texts
 
 
@@ -181,24 +203,29 @@ def coverage_lines(study: Study) -> list[str]:
     return lines
 
 
-def sample_note(corpus: str, bytes_: int, capped: bool) -> str | None:
-    """The stderr line saying the corpus was evaluated on its first part only, or ``None`` if it was whole."""
+def sample_note(corpus: str, bytes_: int, capped: bool, column: str = "corpus") -> str | None:
+    """The stderr line saying the corpus (or the ``--eval`` shards of ``column``) was evaluated on its first part
+    only, or ``None`` if it was whole."""
     if not capped:
         return None
-    return f"note: the corpus column measures only the first {bytes_:,} bytes of {escape_controls(corpus, keep='')}"
+    return (f"note: the {escape_controls(column, keep='')} column measures only the first {bytes_:,} bytes of "
+            f"{escape_controls(corpus, keep='')}")
 
 
 def run(args: argparse.Namespace, outputs: Outputs) -> int:
     """Read the texts, run the study and print the table or JSON (writes no files)."""
     corpus = one_corpus(args.corpus, "study")
-    warn_unused_record_options(args, corpus, "study")
+    warn_unused_record_options(args, corpus, "study", also=args.eval)
     if args.min_char_count is not None and args.base != CHAR_BASE:
         raise SettingsError("--min-char-count applies to the character base only; add --base chars or drop it")
     sample = corpus_sample(
         corpus, args.special_token, text_field=args.text_field, skip_bad_records=args.skip_bad_records,
         errors=args.errors,
     )
-    texts = evaluation_texts(sample.text, args.eval)
+    texts = evaluation_texts(
+        sample.text, args.eval, args.special_token, text_field=args.text_field,
+        skip_bad_records=args.skip_bad_records, errors=args.errors,
+    )
     study_run = StudyRun(
         corpus, args.sizes, texts, d=args.d, windows=args.windows, special_tokens=args.special_token,
         workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records,

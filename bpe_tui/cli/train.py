@@ -35,6 +35,7 @@ from core.analysis.corpus_stats import escape_controls
 from core.atomic import atomic_group
 from core.analysis.markers import count_markers
 from core.errors import SettingsError
+from core.corpus.records import SkippedRecords
 from core.corpus.shards import is_url
 from core.input_files import HEAD_BYTES, encoding_problem
 from core.model import BASES, BYTE_BASE, CHAR_BASE
@@ -223,7 +224,11 @@ def train_command(
 
 def skipped_line(training: TrainingRun) -> str:
     """The line that reports the bad records ``--skip-bad-records`` left out: how many, where, the first."""
-    skipped = training.skipped
+    return records_skipped(training.skipped)
+
+
+def records_skipped(skipped: SkippedRecords) -> str:
+    """:func:`skipped_line` of any reading's skipped records (a study's ``--eval`` shards too)."""
     shards = len(skipped.by_shard)
     first = escape_controls(skipped.first or "", keep="")
     return (

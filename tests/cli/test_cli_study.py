@@ -163,3 +163,22 @@ def test_columns_line_up_under_a_japanese_eval_name() -> None:
     assert cell_width(header[: header.index("ja bare") + 7]) == cell_width(row[: row.index("25.0%") + 5])
     window_end = cell_width(lines[-4])  # "  vocab text    128"
     assert [cell_width(line) for line in lines[-3:]] == [window_end] * 3
+
+
+def test_a_held_out_jsonl_eval_is_measured_on_its_documents_not_its_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # json.dumps writes Japanese as \u escapes: read as text, the column measured those escapes instead.
+    import gzip
+
+    docs = [f"検証用の文書 {i}。東京都千代田区。" for i in range(40)]
+    jsonl = tmp_path / "held.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": doc}) + "\n" for doc in docs), encoding="utf-8")
+    (tmp_path / "held_gz.jsonl.gz").write_bytes(gzip.compress(jsonl.read_bytes()))
+    (tmp_path / "held_txt.txt").write_text("<|endoftext|>".join(docs), encoding="utf-8")
+    code, out, err = study(capsys, CORPUS, "--sizes", "300", "--special-token", "<|endoftext|>", "--json",
+                           "--workers", "1", *(arg for name in ("held.jsonl", "held_gz.jsonl.gz", "held_txt.txt")
+                                               for arg in ("--eval", tmp_path / name)))
+    assert (code, err) == (0, "")
+    tokens = json.loads(out)["sizes"][0]["tokens"]
+    assert tokens["held"] == tokens["held_gz"] == tokens["held_txt"]
