@@ -1,7 +1,8 @@
 """``bpe-tui decode``: token ids back to text (or, with ``--bytes``, to the exact bytes) with any tokenizer file.
 
 Ids come from a ``.npy`` array (as ``export`` writes) or an llm.c token file (each told by its first bytes,
-not its name), from raw ids of the type ``--dtype`` gives (nanoGPT's ``train.bin``), or from text: whole numbers separated by spaces, newlines or commas (as ``encode`` prints them), from a file or stdin.
+not its name), from raw ids of the type ``--dtype`` gives (nanoGPT's ``train.bin``), or from text: whole numbers separated by spaces, newlines or commas (as ``encode`` prints them; brackets
+allowed, as in a list Python prints), from a file or stdin.
 Both are streamed, so the size of the input does not matter. Text is decoded as ``Tokenizer.decode``
 does, bytes that are not UTF-8 becoming U+FFFD (an incremental decoder gives the same text as decoding
 everything at once); ``--bytes`` writes the bytes themselves. On a terminal, control characters other
@@ -38,7 +39,9 @@ from core.model import BPEModel
 TEXT_BLOCK = 1 << 20
 """Characters of text ids read at a time."""
 
-_SEPARATOR = re.compile(r"[\s,]+")
+_SEPARATOR = re.compile(r"[\s,\[\]]+")
+"""What separates text ids: whitespace and commas, and the brackets of a list (``print(ids)`` in Python, or
+JSON), so that ``[15496, 11, 995]`` reads as its three ids rather than failing at ``'[15496'``."""
 
 LONGEST_ID = 100
 """Characters a text id may have: far beyond any vocabulary, and short enough for ``int()`` (which refuses
@@ -64,7 +67,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Decode the ids in FILE (or stdin) with TOKENIZER and write the text to stdout or -o. "
         "FILE is a .npy array (as bpe-tui export writes), an llm.c token file, raw ids of the type --dtype "
         "gives (nanoGPT's train.bin) or text: whole numbers separated by spaces, "
-        "newlines or commas (as bpe-tui encode prints them); stdin takes text ids only. Bytes that are "
+        "newlines or commas (as bpe-tui encode prints them), brackets allowed (a list printed by Python or "
+        "JSON); stdin takes text ids only. Bytes that are "
         "not UTF-8 become U+FFFD, as Tokenizer.decode does; --bytes writes the exact bytes.",
     )
     parser.add_argument("tokenizer", metavar="TOKENIZER", type=input_path,
@@ -91,8 +95,8 @@ def text_ids(handle: BinaryIO, label: str) -> Iterator[int]:
     """The ids in text ``handle``: whole numbers separated by whitespace or commas, read a block at a time.
 
     >>> import io
-    >>> list(text_ids(io.BytesIO(b"1 2,3\\n 40,, 5"), "ids.txt"))
-    [1, 2, 3, 40, 5]
+    >>> list(text_ids(io.BytesIO(b"1 2,3\\n 40,, 5"), "ids.txt")), list(text_ids(io.BytesIO(b"[7, 8]"), "ids.txt"))
+    ([1, 2, 3, 40, 5], [7, 8])
     >>> list(text_ids(io.BytesIO(b"1 two"), "ids.txt"))
     Traceback (most recent call last):
     bpe_tui.cli.decode.IdsInputError: ids.txt: 'two' at position 1 is not a token id; give whole numbers separated by spaces or commas

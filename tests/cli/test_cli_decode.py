@@ -39,6 +39,17 @@ def test_text_ids_decode_as_tiktoken_does(tmp_path: Path, capsysbinary: pytest.C
         assert out == reference.decode(ids).encode("utf-8") == SAMPLE.encode("utf-8")
 
 
+def test_a_list_of_ids_as_python_prints_it_or_json_holds_it_decodes(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # print(tokenizer.encode(text)) gives "[15496, 11, ...]": it failed at '[15496' as 'not a token id'.
+    ids = tiktoken_gpt2().encode(SAMPLE, allowed_special="all")
+    for name, text in (("printed.txt", str(ids)), ("ids.json", json.dumps(ids))):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        code, out, err = run_main(capsysbinary, GPT2, tmp_path / name)
+        assert (code, out, err) == (0, SAMPLE.encode("utf-8"), "")
+
+
 def test_a_split_character_becomes_a_replacement_and_bytes_stay_exact(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
