@@ -47,6 +47,18 @@ def number_too_long(error: ValueError) -> str:
     )
 
 
+def is_pickle(data: bytes) -> bool:
+    """Whether ``data`` starts as ``pickle.dump`` writes (protocol 2 to 5): how a CS336 student often keeps the
+    ``vocab`` dict and ``merges`` list that ``train_bpe`` returns. No loader here unpickles (that can run
+    code); their errors name the way from a pickle to a tokenizer instead of 'binary data'.
+
+    >>> import pickle
+    >>> is_pickle(pickle.dumps({256: b"ab"})), is_pickle(b'{"a": 1}')
+    (True, False)
+    """
+    return len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5
+
+
 def model_name(path: Path) -> str:
     """A display name: the file stem without generic words, or the folder name for ``tokenizer.json``.
 

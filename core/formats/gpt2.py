@@ -25,7 +25,7 @@ from pathlib import Path
 from core.atomic import atomic_directory, atomic_group
 from core.errors import MissingHalfError, SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
-from core.formats.common import checked_model, looks_special, number_too_long, utf8
+from core.formats.common import checked_model, is_pickle, looks_special, number_too_long, utf8
 from core.model import CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
@@ -233,6 +233,11 @@ def _read_text(path: str | os.PathLike[str]) -> str:
     except IsADirectoryError:
         raise TokenizerFileError(f"{path}: is a directory, expected a file") from None
     except UnicodeDecodeError as exc:
+        if is_pickle(exc.object):
+            raise TokenizerFileError(
+                f"{path}: is a Python pickle, not a GPT-2 vocab.json or merges.txt (what from_files reads); "
+                "pickle.load the vocab and merges in Python and pass them to Tokenizer(vocab, merges, special_tokens)"
+            ) from None
         raise TokenizerFileError(
             f"{path}: line {_line_at(exc.object, exc.start)}: not UTF-8 text; is this really a tokenizer file?"
         ) from None

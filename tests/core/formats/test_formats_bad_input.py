@@ -59,6 +59,26 @@ def test_wrong_type_is_refused(tmp_path: Path, content: bytes, expected: str) ->
         detect_format(path)
 
 
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_a_pickled_vocab_or_merges_is_named_with_the_way_to_a_tokenizer(tmp_path: Path, protocol: int) -> None:
+    # CS336 students pickle train_bpe's vocab and merges; they were 'binary data' or 'not UTF-8 text'.
+    import pickle
+
+    from core.encode.tokenizer import Tokenizer
+
+    model = small_model()
+    vocab, merges = tmp_path / "vocab.pkl", tmp_path / "merges.pkl"
+    vocab.write_bytes(pickle.dumps(model.vocab, protocol=protocol))
+    merges.write_bytes(pickle.dumps(model.merges, protocol=protocol))
+    for path in (vocab, merges):
+        message = load_error(path)
+        assert "is a Python pickle" in message and "save_tokenizer(core.BPEModel(vocab, merges" in message
+    with pytest.raises(TokenizerFileError, match=r"vocab.pkl: is a Python pickle.*Tokenizer\(vocab, merges"):
+        Tokenizer.from_files(vocab, merges)
+    gpt2_vocab = save_tokenizer(model, tmp_path / "gpt2", format="gpt2")[0]
+    assert "merges.pkl: is a Python pickle" in load_error(gpt2_vocab, merges_path=merges)
+
+
 def test_missing_file_and_empty_directory(tmp_path: Path) -> None:
     assert "no such file" in load_error(tmp_path / "absent.json")
     assert "no tokenizer.json" in load_error(tmp_path)
