@@ -23,7 +23,7 @@ from typing import Any
 
 from core.errors import SettingsError, TextNotTokenizerError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
-from core.formats.common import is_pickle, number_too_long, show_token
+from core.formats.common import ID_KEYED_FIX, is_pickle, keyed_by_ids, number_too_long, show_token
 from core.formats.folders import tokenizer_in_folder
 from core.formats.tiktoken_cache import reference_model, reference_of
 from core.input_files import check_regular_file
@@ -264,6 +264,8 @@ def _sniff(path: Path) -> tuple[str, Any]:
             return "bpe-tui", data
         if isinstance(data.get("model"), dict):
             return "hf", data
+        if keyed_by_ids(data):
+            raise TokenizerFileError(f"{path}: JSON object is not a tokenizer: {ID_KEYED_FIX}")
         raise TokenizerFileError(
             f"{path}: JSON object is not a tokenizer (no 'format' or 'model' key, values not all token ids)"
         )

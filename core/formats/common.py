@@ -7,7 +7,7 @@ package (:mod:`core.formats`) depends on the formats.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,25 @@ def is_pickle(data: bytes) -> bool:
     (True, False)
     """
     return len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5
+
+
+def keyed_by_ids(keys: Iterable[str]) -> bool:
+    """Whether a JSON object's keys are all ids (``{"0": ..., "1": ...}``): a vocab of id -> token that a
+    student saved with ``json.dump``, the other way round from a GPT-2 ``vocab.json`` (token -> id).
+
+    >>> keyed_by_ids(["0", "1", "256"]), keyed_by_ids(["0", "Ġthe"]), keyed_by_ids([])
+    (True, False, False)
+    """
+    keys = list(keys)
+    return bool(keys) and all(key.isascii() and key.isdecimal() for key in keys)
+
+
+ID_KEYED_FIX = (
+    "it maps ids to tokens (a vocab dict saved as JSON), the other way round from a GPT-2 vocab.json, which maps "
+    "each token, spelled in GPT-2's byte alphabet, to its id; load your vocab and merges in Python and save them "
+    "with core.formats.save_tokenizer(core.BPEModel(vocab, merges, special_tokens), 'tok.json', format='bpe-tui')"
+)
+"""What to do with such a file, as the loaders say it."""
 
 
 def model_name(path: Path) -> str:

@@ -25,7 +25,9 @@ from pathlib import Path
 from core.atomic import atomic_directory, atomic_group
 from core.errors import MissingHalfError, SettingsError, TokenizerFileError
 from core.formats.byte_alphabet import encode_bytes, unicode_to_byte
-from core.formats.common import checked_model, is_pickle, looks_special, number_too_long, utf8
+from core.formats.common import (
+    ID_KEYED_FIX, checked_model, is_pickle, keyed_by_ids, looks_special, number_too_long, utf8,
+)
 from core.model import CHAR_BASE, BPEModel
 from core.pretokenize.patterns import GPT2_PATTERN
 
@@ -141,6 +143,8 @@ def read_vocab_json(path: str | os.PathLike[str]) -> dict[int, bytes]:
     seen: dict[bytes, str] = {}
     for index, (spelled, token_id) in enumerate(pairs):
         if type(token_id) is not int or token_id < 0:
+            if keyed_by_ids(key for key, _ in pairs):
+                raise TokenizerFileError(f"{path}: not a GPT-2 vocab.json: {ID_KEYED_FIX}")
             raise TokenizerFileError(
                 f"{path}: line {_line_of_key(text, index)}: token {spelled!r} has id {token_id!r}; "
                 "ids must be integers >= 0"

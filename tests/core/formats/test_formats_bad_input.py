@@ -79,6 +79,26 @@ def test_a_pickled_vocab_or_merges_is_named_with_the_way_to_a_tokenizer(tmp_path
     assert "merges.pkl: is a Python pickle" in load_error(gpt2_vocab, merges_path=merges)
 
 
+@pytest.mark.parametrize("spelling", ["lists", "latin-1", "base64"])
+def test_a_vocab_saved_as_id_to_token_json_says_which_way_round_it_is(tmp_path: Path, spelling: str) -> None:
+    # json.dump of train_bpe's vocab (bytes made lists or text) maps ids to tokens; it was 'values not all token
+    # ids' to load_tokenizer and "token '0' has id [0]; ids must be integers >= 0" to Tokenizer.from_files.
+    import base64
+
+    from core.encode.tokenizer import Tokenizer
+
+    model = small_model()
+    as_value = {"lists": list, "latin-1": lambda token: token.decode("latin-1"),
+                "base64": lambda token: base64.b64encode(token).decode("ascii")}[spelling]
+    vocab = tmp_path / "vocab.json"
+    vocab.write_text(json.dumps({token_id: as_value(token) for token_id, token in model.vocab.items()}), "utf-8")
+    message = load_error(vocab)
+    assert "it maps ids to tokens" in message and "save_tokenizer(core.BPEModel(vocab, merges" in message
+    merges = save_tokenizer(model, tmp_path / "gpt2", format="gpt2")[1]
+    with pytest.raises(TokenizerFileError, match="vocab.json: not a GPT-2 vocab.json: it maps ids to tokens"):
+        Tokenizer.from_files(vocab, merges)
+
+
 def test_missing_file_and_empty_directory(tmp_path: Path) -> None:
     assert "no such file" in load_error(tmp_path / "absent.json")
     assert "no tokenizer.json" in load_error(tmp_path)
