@@ -179,12 +179,12 @@ def train_command(
         output = default_output(training.path, args.vocab_size)
     events = Path(args.events) if args.events is not None else None
     if training.corpus is None:
-        check_outputs(outputs, training.path, output, events)
+        check_outputs(outputs, training.path, output, events, default=args.output is None)
         warn_unlisted_markers(training.path, args.special_tokens, stream)
     else:
         for shard in training.corpus.shards:
             outputs.add_input(Path(shard.path), "a shard of the corpus")
-        check_outputs(outputs, None, output, events)
+        check_outputs(outputs, None, output, events, default=args.output is None)
     warn_if_empty(training, stream)
     warn_if_other_encoding(training, args.errors, stream)
 
@@ -363,7 +363,9 @@ def default_output(corpus: Path, vocab_size: int) -> Path:
     return Path(f"{corpus.stem}-{vocab_size}.json")
 
 
-def check_outputs(outputs: Outputs, corpus: Path | None, output: Path, events: Path | None) -> None:
+def check_outputs(
+    outputs: Outputs, corpus: Path | None, output: Path, events: Path | None, *, default: bool = False
+) -> None:
     """Refuse, before any training, output paths that could not be written or would overwrite an input.
 
     Raises:
@@ -373,7 +375,8 @@ def check_outputs(outputs: Outputs, corpus: Path | None, output: Path, events: P
     """
     if corpus is not None:
         outputs.add_input(corpus, "the corpus itself")
-    outputs.add(output, "-o")
+    # Without -o, "-o corpus-300.json already exists" named an option the user never gave.
+    outputs.add(output, "the default output (-o)" if default else "-o")
     if events is not None:
         outputs.add(events, "--events")
 

@@ -170,7 +170,8 @@ def test_a_train_default_output_in_the_working_folder_needs_force_too(
     monkeypatch.chdir(tmp_path)
     Path("corpus-260.json").write_text("mine")
     code, out, err = run_here(capsys, "train", files["corpus"], "--vocab-size", "260")
-    one_error_line(code, out, err, "train", "corpus-260.json already exists; add --force")
+    # It said "-o corpus-260.json already exists", naming an option that was never given.
+    one_error_line(code, out, err, "train", "the default output (-o) corpus-260.json already exists; add --force")
     assert Path("corpus-260.json").read_text() == "mine"
 
 
