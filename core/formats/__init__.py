@@ -23,7 +23,9 @@ from typing import Any
 
 from core.errors import SettingsError, TextNotTokenizerError, TokenizerFileError
 from core.formats import gpt2, huggingface, native, tiktoken_ranks
-from core.formats.common import ID_KEYED_FIX, is_pickle, keyed_by_ids, number_too_long, show_token
+from core.formats.common import (
+    ID_KEYED_FIX, SAVE_IN_PYTHON, is_pickle, keyed_by_ids, number_too_long, show_token,
+)
 from core.formats.folders import tokenizer_in_folder
 from core.formats.tiktoken_cache import reference_model, reference_of
 from core.input_files import check_regular_file
@@ -170,8 +172,7 @@ def decode_text(raw: bytes, path: Path) -> str:
     if is_pickle(raw):
         raise TokenizerFileError(
             f"{path}: is a Python pickle, not a tokenizer file, and bpe-tui does not unpickle (that can run code); "
-            "if it holds train_bpe's vocab or merges, pickle.load both in Python and save them with "
-            "core.formats.save_tokenizer(core.BPEModel(vocab, merges, special_tokens), 'tok.json', format='bpe-tui')"
+            f"if it holds train_bpe's vocab or merges, pickle.load both in Python and save them with {SAVE_IN_PYTHON}"
         )
     if b"\x00" in raw[:8192]:
         raise TokenizerFileError(f"{path}: is binary data, not a tokenizer file")

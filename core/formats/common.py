@@ -70,10 +70,16 @@ def keyed_by_ids(keys: Iterable[str]) -> bool:
     return bool(keys) and all(key.isascii() and key.isdecimal() for key in keys)
 
 
+SAVE_IN_PYTHON = (
+    "save_tokenizer(BPEModel(vocab, merges, special_tokens), 'tok.json', format='bpe-tui') "
+    "(from core import BPEModel; from core.formats import save_tokenizer)"
+)
+"""How a vocab and merges held in Python become a tokenizer file, as the loaders' errors say it."""
+
 ID_KEYED_FIX = (
     "it maps ids to tokens (a vocab dict saved as JSON), the other way round from a GPT-2 vocab.json, which maps "
-    "each token, spelled in GPT-2's byte alphabet, to its id; load your vocab and merges in Python and save them "
-    "with core.formats.save_tokenizer(core.BPEModel(vocab, merges, special_tokens), 'tok.json', format='bpe-tui')"
+    f"each token, spelled in GPT-2's byte alphabet, to its id; load your vocab and merges in Python and save them "
+    f"with {SAVE_IN_PYTHON}"
 )
 """What to do with such a file, as the loaders say it."""
 

@@ -72,7 +72,7 @@ def test_a_pickled_vocab_or_merges_is_named_with_the_way_to_a_tokenizer(tmp_path
     merges.write_bytes(pickle.dumps(model.merges, protocol=protocol))
     for path in (vocab, merges):
         message = load_error(path)
-        assert "is a Python pickle" in message and "save_tokenizer(core.BPEModel(vocab, merges" in message
+        assert "is a Python pickle" in message and "save_tokenizer(BPEModel(vocab, merges" in message
     with pytest.raises(TokenizerFileError, match=r"vocab.pkl: is a Python pickle.*Tokenizer\(vocab, merges"):
         Tokenizer.from_files(vocab, merges)
     gpt2_vocab = save_tokenizer(model, tmp_path / "gpt2", format="gpt2")[0]
@@ -93,7 +93,7 @@ def test_a_vocab_saved_as_id_to_token_json_says_which_way_round_it_is(tmp_path: 
     vocab = tmp_path / "vocab.json"
     vocab.write_text(json.dumps({token_id: as_value(token) for token_id, token in model.vocab.items()}), "utf-8")
     message = load_error(vocab)
-    assert "it maps ids to tokens" in message and "save_tokenizer(core.BPEModel(vocab, merges" in message
+    assert "it maps ids to tokens" in message and "save_tokenizer(BPEModel(vocab, merges" in message
     merges = save_tokenizer(model, tmp_path / "gpt2", format="gpt2")[1]
     with pytest.raises(TokenizerFileError, match="vocab.json: not a GPT-2 vocab.json: it maps ids to tokens"):
         Tokenizer.from_files(vocab, merges)
