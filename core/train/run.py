@@ -89,6 +89,9 @@ class TrainingRun(ReadingStage):
             raise SettingsError(f"min char count {min_char_count!r} must be a whole number >= 1 (1 keeps every character)")
         if type(min_count) is not int or min_count < 1:
             raise SettingsError(f"min count {min_count!r} must be a whole number >= 1 (1 keeps every pre-token)")
+        if max_merges is not None and (type(max_merges) is not int or max_merges < 0):
+            # A float raised a bare TypeError once the whole corpus was read; a negative number stopped at 0.
+            raise SettingsError(f"max merges {max_merges!r} must be a whole number >= 0, or None for no limit")
         if not isinstance(pattern, str):
             raise SettingsError(f"pattern must be a regex string, not {type(pattern).__name__}")
         problem = pattern_problem(pattern)

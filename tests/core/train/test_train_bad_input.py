@@ -287,3 +287,14 @@ def test_a_one_character_special_token_of_several_bytes_still_trains(samples_dir
 def test_workers_below_one_is_refused(samples_dir, workers) -> None:
     with pytest.raises(SettingsError, match="at least 1"):
         TrainingRun(samples_dir / "toy.txt", 300, [], workers=workers)
+
+
+@pytest.mark.parametrize("max_merges", [100.0, "10", -5, True])
+def test_a_max_merges_that_is_not_a_whole_number_is_refused_before_reading(
+    samples_dir: Path, max_merges: object
+) -> None:
+    """1e3 raised "'float' object cannot be interpreted as an integer" from the merge loop, once the whole corpus
+    was read and counted; -5 stopped at 0 merges, calling it the merge limit."""
+    with pytest.raises(SettingsError) as caught:
+        TrainingRun(samples_dir / "toy.txt", 300, [], max_merges=max_merges)  # type: ignore[arg-type]
+    assert f"max merges {max_merges!r} must be a whole number >= 0" in error_of(caught)
