@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
-from bpe_tui.text import format_duration, format_rate
+from bpe_tui.text import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
     from core.train.events import ShardsRead
@@ -88,6 +88,23 @@ PILE_SIZE = CorpusSize("825 GB", 825 * 10**9)
 RATE_MIN_BYTES = 4 << 20
 """Reading less than this says nothing about the rate: starting the reading processes takes most of the
 time (the bundled samples read at tens of KiB/s), and 825 GB at that rate would be a nonsense estimate."""
+
+
+def small_sample_note(measured_bytes: int) -> str | None:
+    """What to add to an estimate made from a rate measured on less than :data:`RATE_MIN_BYTES` of text, or None.
+
+    Encoding a few KiB (CS336's "sample 10 documents") is mostly starting the processes and merging words seen for
+    the first time: its rate made ``export --estimate 825GB`` say 160 days where a few MiB of the same text say 2.
+
+    >>> small_sample_note(8_000)
+    'measured on only 8,000 bytes, mostly start-up and first-seen words: export 4.0 MiB or more for a rate that holds'
+    >>> small_sample_note(RATE_MIN_BYTES) is None
+    True
+    """
+    if measured_bytes >= RATE_MIN_BYTES:
+        return None
+    return (f"measured on only {measured_bytes:,} bytes, mostly start-up and first-seen words: export "
+            f"{format_bytes(RATE_MIN_BYTES)} or more for a rate that holds")
 
 
 def reading_rate(done: int, total: int, phase_elapsed: float, *, settle_seconds: float) -> float | None:

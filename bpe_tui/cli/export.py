@@ -26,7 +26,7 @@ from bpe_tui.cli.arguments import (
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
-from bpe_tui.throughput import CorpusSize, estimate_line, parse_size
+from bpe_tui.throughput import CorpusSize, estimate_line, parse_size, small_sample_note
 from core.corpus import open_corpus
 from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
 from core.export.shards import export_shard_events
@@ -135,14 +135,22 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                 if note is not None:
                     err.write(f"{note}\n")
                 if args.estimate is not None:
-                    err.write(f"estimate: {estimate_line(speed, args.estimate)}\n" if speed is not None else
-                              "estimate: none, the corpus was empty (no rate to go on)\n")
+                    err.write(estimate_text(speed, args.estimate, event) + "\n")
             elif isinstance(event, ExportProgress) and now - last >= interval:
                 last = now
                 err.write(f"{CLEAR}{progress_line(event, now - started)}" if tty else
                           f"{progress_line(event, now - started)}\n")
                 err.flush()
     return 0
+
+
+def estimate_text(speed: float | None, size: CorpusSize, event: ExportFinished) -> str:
+    """The ``--estimate`` line: ``size`` at the measured ``speed`` (bytes of text a second), with a note when the
+    export was too small for its rate to hold over a large corpus."""
+    if speed is None:
+        return "estimate: none, the corpus was empty (no rate to go on)"
+    note = small_sample_note(event.corpus_bytes if event.text_bytes is None else event.text_bytes)
+    return f"estimate: {estimate_line(speed, size)}" + (f"; {note}" if note else "")
 
 
 def read_from(event: ExportFinished) -> str:
