@@ -93,8 +93,8 @@ class Tokenizer:
     @classmethod
     def from_files(
         cls,
-        vocab_filepath: str | os.PathLike[str],
-        merges_filepath: str | os.PathLike[str],
+        vocab_filepath: str | bytes | os.PathLike[str],
+        merges_filepath: str | bytes | os.PathLike[str],
         special_tokens: list[str] | None = None,
     ) -> Tokenizer:
         """Load GPT-2 style ``vocab.json`` + ``merges.txt`` (GPT-2 byte alphabet).
@@ -115,7 +115,7 @@ class Tokenizer:
         specials = list(dict.fromkeys(checked_specials(special_tokens))) if special_tokens is not None else None
         # The loaders' reader and checks (ids, bytes, merges, every token made); specials missing from the
         # vocab are appended by it exactly as the constructor would, so the ids are CS336's.
-        model = read(Path(vocab_filepath), Path(merges_filepath), special_tokens=specials)
+        model = read(Path(os.fsdecode(vocab_filepath)), Path(os.fsdecode(merges_filepath)), special_tokens=specials)
         return cls(model.vocab, model.merges, special_tokens)
 
     @classmethod

@@ -56,7 +56,9 @@ _WITHOUT_MERGES = {
 # ----------------------------------------------------------------------------------------------- loading
 
 
-def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLike[str] | None = None) -> BPEModel:
+def load_tokenizer(
+    path: str | bytes | os.PathLike[str], *, merges_path: str | bytes | os.PathLike[str] | None = None
+) -> BPEModel:
     """Load a tokenizer file of any supported format into a :class:`~core.model.BPEModel`.
 
     ``path`` may be our JSON, a ``tokenizer.json``, a rank file, a GPT-2 ``vocab.json`` or
@@ -77,7 +79,10 @@ def load_tokenizer(path: str | os.PathLike[str], *, merges_path: str | os.PathLi
     >>> load_tokenizer(folder / "tok.json").merges
     [(b'a', b'b')]
     """
-    source, folder_merges = _resolve_with_merges(Path(path))
+    # A bytes path (os.fsencode, os.listdir(b'.')) is a path as open() takes one; Path() refused it.
+    source, folder_merges = _resolve_with_merges(Path(os.fsdecode(path)))
+    if merges_path is not None:
+        merges_path = os.fsdecode(merges_path)
     given_merges = merges_path is not None
     if merges_path is None:
         merges_path = folder_merges
@@ -299,7 +304,7 @@ def _sniff_lines(text: str, path: Path) -> str:
 # ------------------------------------------------------------------------------------------------ saving
 
 
-def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str) -> list[Path]:
+def save_tokenizer(model: BPEModel, path: str | bytes | os.PathLike[str], *, format: str) -> list[Path]:
     """Save ``model`` atomically in ``format`` (one of :data:`FORMATS`) and return the files written.
 
     ``path`` is the file to write, except for ``"gpt2"``: a directory (no suffix, or an existing one,
@@ -324,6 +329,7 @@ def save_tokenizer(model: BPEModel, path: str | os.PathLike[str], *, format: str
     >>> [p.name for p in save_tokenizer(model, pathlib.Path(tempfile.mkdtemp()) / "gpt2", format="gpt2")]
     ['vocab.json', 'merges.txt']
     """
+    path = os.fsdecode(path)
     check_utf8_path(path, "path")
     name = _ALIASES.get(format, format)
     writers: dict[str, Callable[[BPEModel, Path], list[Path]]] = {

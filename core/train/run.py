@@ -65,7 +65,7 @@ class TrainingRun(ReadingStage):
 
     def __init__(
         self,
-        input_path: str | os.PathLike[str] | None = None,
+        input_path: str | bytes | os.PathLike[str] | None = None,
         vocab_size: int = 1000,
         special_tokens: Sequence[str] = (),
         *,
@@ -110,6 +110,7 @@ class TrainingRun(ReadingStage):
         """The shards, for anything but one uncompressed text file (which is read as it always was)."""
         self.path: Path | None = None
         if input_path is not None:  # the tokenizer records it as UTF-8 text, so refuse now, not when saving
+            input_path = os.fsdecode(input_path)  # bytes, as open() takes them, too
             check_utf8_path(input_path, "input_path")
             corpus = open_corpus(input_path)
             if corpus.single_plain_text and dask is None:
@@ -304,7 +305,7 @@ class TrainingRun(ReadingStage):
 
 
 def train_bpe(
-    input_path: str | os.PathLike[str],
+    input_path: str | bytes | os.PathLike[str],
     vocab_size: int,
     special_tokens: list[str],
     **options,

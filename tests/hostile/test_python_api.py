@@ -179,3 +179,22 @@ def test_decode_takes_numpy_ids_and_bools_as_ints(tok: Tokenizer) -> None:
     assert tok.decode_single_token_bytes(np.uint32(256)) == b"ab"
     assert tok.decode([True]) == "\x01"  # bool is an int, as in tiktoken
     assert tok.decode(iter([256])) == "ab" and tok.decode(()) == ""
+
+
+def test_paths_may_be_bytes_as_open_takes_them(tmp_path) -> None:
+    # os.fsencode(path) or a name from os.listdir(b"."): Path() refused them with "argument should be a str object
+    # or an os.PathLike object returning str, not <class 'bytes'>" in train_bpe, from_files and the loaders.
+    import os
+
+    from core.formats import load_tokenizer, save_tokenizer
+    from core.train.run import train_bpe
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low low low lower lower newest " * 3, encoding="utf-8")
+    vocab, merges = train_bpe(os.fsencode(corpus), 262, [SPECIAL])
+    assert (vocab, merges) == train_bpe(corpus, 262, [SPECIAL])
+    tok = Tokenizer(vocab, merges, [SPECIAL])
+    files = save_tokenizer(tok.model, os.fsencode(tmp_path / "gpt2"), format="gpt2")
+    assert load_tokenizer(os.fsencode(files[0]), merges_path=os.fsencode(files[1])).vocab == vocab
+    again = Tokenizer.from_files(os.fsencode(files[0]), os.fsencode(files[1]), [SPECIAL])
+    assert again.encode("lower newest") == tok.encode("lower newest")
