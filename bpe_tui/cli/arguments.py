@@ -11,6 +11,7 @@ worker count beyond what the machine can use.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
@@ -122,6 +123,22 @@ def input_path(text: str) -> str:
         raise argparse.ArgumentTypeError("- is standard input only as the FILE of encode and decode; give a file name "
                                          "(./- names a file called -)")
     return path_text(text)
+
+
+def no_such_file(name: str) -> bool:
+    """Whether nothing at all is at ``name`` (not a name too long, a path through a file or a dangling link,
+    which keep their own messages): encode's and decode's FILE is then likely text or ids typed in its place.
+
+    >>> no_such_file("surely/not/here.txt"), no_such_file(".")
+    (True, False)
+    """
+    try:
+        os.lstat(name)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def special_token(text: str) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from bpe_tui.cli.arguments import add_force, input_path, path_text
+from bpe_tui.cli.arguments import add_force, input_path, no_such_file, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
 from bpe_tui.text import escape_token
@@ -157,7 +157,13 @@ def _open_ids(name: str, dtype: str | None = None) -> tuple[Iterator[Sequence[in
     if name == "-":
         if dtype is not None:
             raise IdsInputError("--dtype reads a file of raw ids; give its path instead of stdin")
+        if sys.stdin.isatty():  # else 'bpe-tui decode tok.json' waits in silence, as if it hung
+            sys.stderr.write("bpe-tui decode: reading ids from the terminal; end them with Ctrl-D, or give a FILE\n")
+            sys.stderr.flush()
         return text_id_blocks(sys.stdin.buffer, "stdin"), "stdin", None
+    if no_such_file(name):  # 'bpe-tui decode tok.json 15496' reads FILE as a path
+        raise IdsInputError(f"{shown_path(name)}: no such file; check the path, or to decode ids themselves, pipe "
+                            "them in (echo 15496 995 | bpe-tui decode TOKENIZER)")
     # stdin takes text ids only: a .npy has to be a file, which decode reads in blocks.
     fix = "pipe text ids into stdin with - instead, or copy a .npy to a regular file first"
     path = check_regular_file(name, IdsInputError, fix=fix)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from bpe_tui.cli.arguments import input_path, path_text
+from bpe_tui.cli.arguments import input_path, no_such_file, path_text
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.text import escape_token
 from core.errors import CorpusError
@@ -50,7 +50,14 @@ BLOCK = 1 << 20
 
 def _open_input(name: str) -> tuple[BinaryIO, str]:
     if name == "-":
+        if sys.stdin.isatty():  # else a newcomer's 'bpe-tui encode tok.json' waits in silence, as if it hung
+            sys.stderr.write("bpe-tui encode: reading the text to encode from the terminal; end it with Ctrl-D, "
+                             "or give a FILE\n")
+            sys.stderr.flush()
         return sys.stdin.buffer, "stdin"
+    if no_such_file(name):  # 'bpe-tui encode tok.json "some text"' reads FILE as a path
+        raise CorpusError(f"{shown_path(name)}: no such file; check the path, or to encode text itself, pipe it in "
+                          "(echo 'some text' | bpe-tui encode TOKENIZER)")
     # A FIFO or a device would block or never end; it can be piped into stdin instead.
     path = check_regular_file(name, CorpusError, fix="pipe it into stdin with - instead")
     return open(path, "rb"), shown_path(path)

@@ -290,3 +290,23 @@ def test_ids_piped_in_are_decoded_as_they_arrive(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, write_through=True))
     assert main(["decode", str(tokenizer_file(tmp_path)), "-"]) == 0
     assert producer.seen == [b"hi"] and out.getvalue() == b"hi!"
+
+
+def test_ids_given_for_file_and_a_terminal_for_stdin_say_what_to_do(
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 'bpe-tui decode tok.json 15496' said only '15496: no such file; check the path'; with no FILE at a terminal,
+    # decode waited for ids without a word.
+    code, out, err = run_main(capsysbinary, GPT2, "15496")
+    assert code == 2 and out == b"" and "15496: no such file" in err and "| bpe-tui decode TOKENIZER" in err
+
+    class Terminal:
+        buffer = io.BytesIO(b"15496 995")
+
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal())
+    code, out, err = run_main(capsysbinary, GPT2)
+    assert (code, out) == (0, b"Hello world")
+    assert err == "bpe-tui decode: reading ids from the terminal; end them with Ctrl-D, or give a FILE\n"

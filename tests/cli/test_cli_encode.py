@@ -132,3 +132,29 @@ def test_invalid_utf8_is_located_exactly(tmp_path: Path, capsys: pytest.CaptureF
     assert (code, out) == (2, "")
     offset = data.index(bytes([0xE9]))
     assert f"bad.txt: invalid UTF-8 on line 31, at byte offset {offset} (byte 0xe9)" in err
+
+
+class _Terminal:
+    """A stdin that is a terminal holding ``data``."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_text_given_for_file_and_a_terminal_for_stdin_say_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 'bpe-tui encode tok.json "some text"' said only 'no such file; check the path'; with no FILE at a terminal,
+    # encode waited for stdin without a word, as if it hung.
+    tok = tokenizer_file(tmp_path)
+    code, out, err = run_main(capsys, tok, "hello world")
+    assert code == 2 and out == "" and "hello world: no such file" in err and "| bpe-tui encode TOKENIZER" in err
+    monkeypatch.setattr("sys.stdin", _Terminal(b"hi\n"))
+    code, out, err = run_main(capsys, tok)
+    assert (code, out) == (0, " ".join(map(str, Tokenizer.from_model(small_model()).encode("hi\n"))) + "\n")
+    assert err == "bpe-tui encode: reading the text to encode from the terminal; end it with Ctrl-D, or give a FILE\n"
