@@ -23,7 +23,7 @@ from bpe_tui.cli.arguments import (
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.standard_output import json_line
-from bpe_tui.cli.train import records_skipped, skipped_line
+from bpe_tui.cli.train import records_skipped, skipped_line, warn_unlisted_markers
 from bpe_tui.sample_files import sample_paths
 from bpe_tui.text import cell_width, escape_token, pad_cells
 from core.analysis.corpus_stats import escape_controls
@@ -232,6 +232,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         base=args.base, min_char_count=1 if args.min_char_count is None else args.min_char_count,
         errors=args.errors,
     )
+    if open_corpus(corpus).single_plain_text:  # as train warns: the sizes would be measured on pieces of them
+        warn_unlisted_markers(Path(corpus), args.special_token, sys.stderr, command="study")
     study: Study | None = None
     for event in study_run.events():
         if isinstance(event, StudyFinished):

@@ -334,8 +334,9 @@ def no_text_line(training: TrainingRun, unique_pretokens: int) -> str | None:
             "and special tokens alone")
 
 
-def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[str]) -> None:
-    """Print one warning line if the corpus holds ``<|name|>`` markers not given with ``--special-token``.
+def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[str], command: str = "train") -> None:
+    """Print one warning line if the corpus holds ``<|name|>`` markers not given with ``--special-token``
+    (``bpe-tui train``'s, or ``command``'s: study trains on the corpus too).
 
     Training goes on: the markers may be meant as text. The scan is one extra pass over the file in
     bounded memory; if it cannot read the file, it says nothing, and training reports why it cannot.
@@ -347,7 +348,7 @@ def warn_unlisted_markers(corpus: Path, special_tokens: list[str], stream: IO[st
     if markers:
         example = escape_controls(markers.counts[0][0], keep='') if markers.counts else "<|endoftext|>"
         print(
-            f"bpe-tui train: warning: {escape_controls(str(corpus), keep='')}: {unlisted_markers_line(markers)}; "
+            f"bpe-tui {command}: warning: {escape_controls(str(corpus), keep='')}: {unlisted_markers_line(markers)}; "
             f"to keep each whole, pass it with --special-token (e.g. --special-token '{example}')",
             file=stream,
             flush=True,
