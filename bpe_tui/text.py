@@ -293,8 +293,9 @@ def display_part(text: str, limit: int) -> str:
 # ------------------------------------------------------------------------------------------------ corpus
 
 
-def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
-    """What the app and ``bpe-tui train`` say about markers that are not special tokens (the remedy is theirs).
+def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3, fate: str = "trained") -> str:
+    """What the app and ``bpe-tui train`` say about markers that are not special tokens (the remedy is theirs);
+    ``export`` says they will be ``fate="encoded"``.
 
     Marker names are ASCII letters, digits, ``_.:-`` and DeepSeek's ``▁`` between ``|`` or full-width ``｜`` bars
     (see :mod:`core.analysis.markers`): safe to show as they are.
@@ -309,7 +310,7 @@ def unlisted_markers_line(markers: MarkerCounts, *, shown: int = 3) -> str:
     if len(markers.counts) > shown or markers.more_kinds:
         names.append(ELLIPSIS)
     what = "marker is not a special token" if markers.total == 1 else "markers are not special tokens"
-    return f"{markers.total:,} <|…|> {what} ({', '.join(names)}) and will be trained as ordinary text"
+    return f"{markers.total:,} <|…|> {what} ({', '.join(names)}) and will be {fate} as ordinary text"
 
 
 # ------------------------------------------------------------------------------------------------ counts

@@ -25,13 +25,17 @@ from bpe_tui.cli.arguments import (
 )
 from bpe_tui.cli.outputs import Outputs
 from bpe_tui.cli.tokenizer_inputs import add_tokenizer_inputs
-from bpe_tui.text import counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate
+from bpe_tui.text import (
+    counted, escape_token, eta, format_bytes, format_duration, format_eta, format_rate, rate, unlisted_markers_line,
+)
 from bpe_tui.throughput import CorpusSize, estimate_line, parse_size, small_sample_note
+from core.analysis.markers import count_markers
 from core.corpus import open_corpus
 from core.export.run import ExportFinished, ExportProgress, ExportSaving, export_events
 from core.export.shards import export_shard_events
 from core.export.sidecar import sidecar_path
 from core.formats import load_tokenizer
+from core.model import BPEModel
 
 PLAIN_INTERVAL = 2.0
 """Seconds between progress lines when stderr is not a terminal."""
@@ -100,6 +104,7 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         output = outputs.add(args.output, "-o")
         outputs.add(sidecar_path(output), "-o's sidecar")
         if corpus.single_plain_text:
+            warn_unlisted_markers(Path(corpus.spec), model, args.tokenizer)
             events = export_events(Path(corpus.spec), model, output, workers=args.workers)
         else:
             events = export_shard_events(corpus, model, output, workers=args.workers,
@@ -142,6 +147,29 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
                           f"{progress_line(event, now - started)}\n")
                 err.flush()
     return 0
+
+
+MARKER_SCAN_BYTES = 64 << 20
+"""How much of a text corpus export looks through for ``<|name|>`` markers its tokenizer lacks: enough to meet a
+document separator, without a second pass over a corpus of hundreds of GB."""
+
+
+def warn_unlisted_markers(corpus: Path, model: BPEModel, tokenizer: str) -> None:
+    """One warning line when the corpus holds ``<|name|>`` markers that are not special tokens of the tokenizer:
+    each is then encoded in pieces ('<|', 'endoftext', '|>'), and a model trained on the ids never sees a
+    document end. A ``.tiktoken`` rank file holds no special tokens at all, and ``convert`` only notes that."""
+    try:
+        markers = count_markers(corpus, model.special_tokens, max_bytes=MARKER_SCAN_BYTES)
+    except OSError:
+        return  # the export says what is wrong with the file
+    if markers:
+        where = "" if corpus.stat().st_size <= MARKER_SCAN_BYTES else f" (its first {format_bytes(MARKER_SCAN_BYTES)})"
+        sys.stderr.write(
+            f"bpe-tui export: warning: {escape_token(str(corpus), glyphs=False)}{where}: "
+            f"{unlisted_markers_line(markers, fate='encoded')} by {escape_token(tokenizer, glyphs=False)}, each in "
+            "pieces; export with a tokenizer that has them as special tokens (a .tiktoken rank file holds none)\n"
+        )
+        sys.stderr.flush()
 
 
 def estimate_text(speed: float | None, size: CorpusSize, event: ExportFinished) -> str:

@@ -131,9 +131,11 @@ class MarkerCounter:
 
 
 def count_markers(
-    path: str | os.PathLike[str], special_tokens: Iterable[str] = (), *, block_bytes: int = BLOCK_BYTES
+    path: str | os.PathLike[str], special_tokens: Iterable[str] = (), *, block_bytes: int = BLOCK_BYTES,
+    max_bytes: int | None = None,
 ) -> MarkerCounts:
-    """The ``<|name|>`` markers in a file that are not ``special_tokens``, read in blocks of ``block_bytes``.
+    """The ``<|name|>`` markers in a file that are not ``special_tokens``, read in blocks of ``block_bytes``;
+    in its first ``max_bytes`` only, if given (a look at a corpus too large for a second pass).
 
     Bytes that are not valid UTF-8 are no obstacle: markers are whole UTF-8 and are found between them. The
     count stops at the first NUL byte, which no text holds (the trainer refuses the file there).
@@ -146,12 +148,14 @@ def count_markers(
     >>> _ = p.write_text("a<|endoftext|>b<|im_end|>c<|endoftext|>", encoding="utf-8")
     >>> count_markers(p, ["<|endoftext|>"], block_bytes=5).counts
     (('<|im_end|>', 1),)
-    >>> count_markers(p).counts
-    (('<|endoftext|>', 2), ('<|im_end|>', 1))
+    >>> count_markers(p).counts, count_markers(p, max_bytes=16).counts
+    ((('<|endoftext|>', 2), ('<|im_end|>', 1)), (('<|endoftext|>', 1),))
     """
     counter = MarkerCounter(special_tokens)
+    left = max_bytes if max_bytes is not None else -1
     with open(path, "rb") as handle:
-        while block := handle.read(block_bytes):
+        while left and (block := handle.read(block_bytes if left < 0 else min(block_bytes, left))):
+            left -= len(block) if left > 0 else 0
             nul = block.find(b"\0")
             if nul >= 0:
                 # Text holds no NUL, and training refuses the file at this one: reading on is wasted, and

@@ -83,3 +83,20 @@ def test_ctrl_c_leaves_nothing(tmp_path: Path) -> None:
     err = watcher.rest()
     assert not any("Traceback" in line for line in err) and "interrupted" in err[-1], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "tok.json"]
+
+
+def test_markers_the_tokenizer_lacks_are_warned_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A .tiktoken rank file holds no special tokens: exported with one, every <|endoftext|> became pieces of
+    # text in the ids (the model never sees a document end), without a word; convert only notes the loss.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT * 4, encoding="utf-8", newline="")
+    for fmt, warned in (("tiktoken", True), ("bpe-tui", False)):
+        code = main(["export", str(corpus), str(tokenizer_file(tmp_path, fmt)), "-o", str(tmp_path / "ids.npy"),
+                     "--force", "--workers", "1"])
+        err = capsys.readouterr().err
+        assert code == 0
+        warning = [line for line in err.splitlines() if line.startswith("bpe-tui export: warning: ")]
+        assert warning == ([f"bpe-tui export: warning: {corpus}: 20 <|…|> markers are not special tokens "
+                            f"(<|endoftext|> ×20) and will be encoded as ordinary text by {tmp_path / 'tok.tiktoken'}, "
+                            "each in pieces; export with a tokenizer that has them as special tokens (a .tiktoken "
+                            "rank file holds none)"] if warned else [])
