@@ -109,6 +109,13 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         else:
             events = export_shard_events(corpus, model, output, workers=args.workers,
                                          text_field=args.text_field, skip_bad_records=args.skip_bad_records)
+    several = len(corpus.shards) > 1 or any(shard.kind != "text" for shard in corpus.shards)  # records, or shards
+    if several and not model.special_tokens:  # the documents are joined by the first special token
+        sys.stderr.write(
+            f"bpe-tui export: warning: {escape_token(args.tokenizer, glyphs=False)} has no special token, so the ids "
+            "of the corpus's documents follow one another with nothing to mark where each ends; export with a "
+            "tokenizer that has one, such as <|endoftext|> (a .tiktoken rank file holds none)\n"
+        )
     err = sys.stderr
     tty = err.isatty()
     interval = TTY_INTERVAL if tty else PLAIN_INTERVAL

@@ -100,3 +100,25 @@ def test_markers_the_tokenizer_lacks_are_warned_of(tmp_path: Path, capsys: pytes
                             f"(<|endoftext|> ×20) and will be encoded as ordinary text by {tmp_path / 'tok.tiktoken'}, "
                             "each in pieces; export with a tokenizer that has them as special tokens (a .tiktoken "
                             "rank file holds none)"] if warned else [])
+
+
+def test_documents_with_nothing_to_join_them_by_are_warned_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Records are joined by the tokenizer's first special token; a tokenizer without one (a .tiktoken rank file)
+    # ran them together in the ids, without a word. A single text shard is one document: nothing to say.
+    import gzip
+    import json
+
+    records = tmp_path / "docs.jsonl"
+    records.write_text("".join(json.dumps({"text": f"Document {i}."}) + "\n" for i in range(3)), encoding="utf-8")
+    (tmp_path / "one.txt.gz").write_bytes(gzip.compress(b"One document."))
+    for corpus, fmt, warned in (("docs.jsonl", "tiktoken", True), ("docs.jsonl", "bpe-tui", False),
+                                ("one.txt.gz", "tiktoken", False)):
+        tok = tokenizer_file(tmp_path, fmt)
+        code = main(["export", str(tmp_path / corpus), str(tok), "-o", str(tmp_path / "ids.npy"), "--force"])
+        err = capsys.readouterr().err
+        assert code == 0
+        assert [line for line in err.splitlines() if line.startswith("bpe-tui export: warning: ")] == (
+            [f"bpe-tui export: warning: {tok} has no special token, so the ids of the corpus's documents follow one "
+             "another with nothing to mark where each ends; export with a tokenizer that has one, such as "
+             "<|endoftext|> (a .tiktoken rank file holds none)"] if warned else []
+        ), (corpus, fmt)
