@@ -43,7 +43,7 @@ def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_freque
     if vocab_size < minimum:
         raise SettingsError(
             f"vocab size {vocab_size!r} is too small: it must be at least {minimum} "
-            f"(256 bytes + {len(special_tokens)} special tokens)"
+            f"(256 bytes + {len(special_tokens)} special token{'' if len(special_tokens) == 1 else 's'})"
         )
     if vocab_size > MAX_TOKEN_ID + 1:
         raise SettingsError(f"vocab size {vocab_size} is too large: at most {MAX_TOKEN_ID + 1} tokens are supported")

@@ -226,6 +226,13 @@ def test_vocab_size_below_bytes_plus_specials_is_refused(tmp_path: Path, samples
     assert "257" in message and "258" in message  # what was asked and the minimum
 
 
+def test_vocab_size_below_bytes_plus_one_special_token_counts_it_in_the_singular(samples_dir: Path) -> None:
+    """'bpe-tui train --vocab-size 256 --special-token <|endoftext|>', a newcomer's first try, said '1 special tokens'."""
+    with pytest.raises(SettingsError) as caught:
+        train_bpe(samples_dir / "toy.txt", 256, [SPECIAL])
+    assert error_of(caught).endswith("it must be at least 257 (256 bytes + 1 special token)")
+
+
 def test_vocab_size_exactly_bytes_plus_specials_trains_no_merges(samples_dir: Path) -> None:
     vocab, merges = train_bpe(samples_dir / "toy.txt", 258, [SPECIAL, "<|pad|>"])
     assert merges == [] and len(vocab) == 258
