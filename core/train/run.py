@@ -44,7 +44,7 @@ from core.limits import check_utf8_path, check_workers
 from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.train.reading_stage import ReadingStage
-from core.train.settings import check_text_field, validate_settings
+from core.train.settings import check_text_field, check_training_text, validate_settings
 from core.char_base import alphabet, char_counts, token_words
 from core.model import BASES, BYTE_BASE, CHAR_BASE, BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
@@ -101,6 +101,8 @@ class TrainingRun(ReadingStage):
             check_workers(workers)
         if (input_path is None) == (text is None):
             raise SettingsError("give either a corpus path or text to train on, not both or neither")
+        if text is not None:
+            check_training_text(text)
         check_text_field(text_field)
         if dask is not None:
             from core.train.dask_counting import check_dask

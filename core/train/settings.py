@@ -7,11 +7,14 @@ the trainer.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
 from core.errors import SettingsError
 from core.train.pair_queue import MAX_TOKEN_ID
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:
@@ -64,3 +67,28 @@ def check_text_field(text_field: object) -> None:
     """
     if not isinstance(text_field, str) or not text_field:
         raise SettingsError(f"text field {text_field!r} must be a non-empty field or column name")
+
+
+def check_training_text(text: object) -> None:
+    """Refuse in-memory text to train on (``TrainingRun.from_text``) that is not a str UTF-8 can encode: bytes
+    failed with "'bytes' object has no attribute 'encode'" and a lone surrogate with a UnicodeEncodeError, both
+    from inside the run.
+
+    >>> check_training_text("low lower")
+    >>> check_training_text(b"low")
+    Traceback (most recent call last):
+    core.errors.SettingsError: text must be a str, not bytes; decode it first, e.g. data.decode('utf-8')
+    >>> check_training_text("a\\udce9b")
+    Traceback (most recent call last):
+    core.errors.SettingsError: text holds a lone surrogate (U+DCE9) at index 1, which UTF-8 cannot encode; decode the bytes with errors='replace' (U+FFFD) or remove it
+    """
+    if not isinstance(text, str):
+        hint = "; decode it first, e.g. data.decode('utf-8')" if isinstance(text, (bytes, bytearray)) else ""
+        raise SettingsError(f"text must be a str, not {type(text).__name__}{hint}")
+    if not text.isascii():
+        surrogate = _SURROGATE.search(text)
+        if surrogate is not None:
+            raise SettingsError(
+                f"text holds a lone surrogate (U+{ord(surrogate.group()):04X}) at index {surrogate.start():,}, which "
+                "UTF-8 cannot encode; decode the bytes with errors='replace' (U+FFFD) or remove it"
+            )

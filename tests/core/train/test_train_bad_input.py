@@ -305,3 +305,15 @@ def test_a_max_merges_that_is_not_a_whole_number_is_refused_before_reading(
     with pytest.raises(SettingsError) as caught:
         TrainingRun(samples_dir / "toy.txt", 300, [], max_merges=max_merges)  # type: ignore[arg-type]
     assert f"max merges {max_merges!r} must be a whole number >= 0" in error_of(caught)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (b"low lower", "text must be a str, not bytes; decode it first"),
+    ("low \udce9 lower", "text holds a lone surrogate (U+DCE9) at index 4, which UTF-8 cannot encode"),
+])
+def test_text_to_train_on_that_utf8_cannot_hold_is_refused_at_once(text: object, expected: str) -> None:
+    """from_text(bytes) failed inside the run with "'bytes' object has no attribute 'encode'", and a lone surrogate
+    (text decoded with errors='surrogateescape') with a UnicodeEncodeError."""
+    with pytest.raises(SettingsError) as caught:
+        TrainingRun.from_text(text, 300)  # type: ignore[arg-type]
+    assert expected in error_of(caught)
