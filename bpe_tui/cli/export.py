@@ -109,7 +109,8 @@ def run(args: argparse.Namespace, outputs: Outputs) -> int:
         else:
             events = export_shard_events(corpus, model, output, workers=args.workers,
                                          text_field=args.text_field, skip_bad_records=args.skip_bad_records)
-    several = len(corpus.shards) > 1 or any(shard.kind != "text" for shard in corpus.shards)  # records, or shards
+    # Records are documents, and so is each text shard (one array holds them all unless --per-shard).
+    several = any(shard.kind != "text" for shard in corpus.shards) or (len(corpus.shards) > 1 and not args.per_shard)
     if several and not model.special_tokens:  # the documents are joined by the first special token
         sys.stderr.write(
             f"bpe-tui export: warning: {escape_token(args.tokenizer, glyphs=False)} has no special token, so the ids "
@@ -167,10 +168,11 @@ def warn_unlisted_markers(corpus: Path, model: BPEModel, tokenizer: str) -> None
     document end. A ``.tiktoken`` rank file holds no special tokens at all, and ``convert`` only notes that."""
     try:
         markers = count_markers(corpus, model.special_tokens, max_bytes=MARKER_SCAN_BYTES)
+        whole = corpus.stat().st_size <= MARKER_SCAN_BYTES
     except OSError:
         return  # the export says what is wrong with the file
     if markers:
-        where = "" if corpus.stat().st_size <= MARKER_SCAN_BYTES else f" (its first {format_bytes(MARKER_SCAN_BYTES)})"
+        where = "" if whole else f" (its first {format_bytes(MARKER_SCAN_BYTES)})"
         sys.stderr.write(
             f"bpe-tui export: warning: {escape_token(str(corpus), glyphs=False)}{where}: "
             f"{unlisted_markers_line(markers, fate='encoded')} by {escape_token(tokenizer, glyphs=False)}, each in "

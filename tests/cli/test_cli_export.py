@@ -104,7 +104,8 @@ def test_markers_the_tokenizer_lacks_are_warned_of(tmp_path: Path, capsys: pytes
 
 def test_documents_with_nothing_to_join_them_by_are_warned_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Records are joined by the tokenizer's first special token; a tokenizer without one (a .tiktoken rank file)
-    # ran them together in the ids, without a word. A single text shard is one document: nothing to say.
+    # ran them together in the ids, without a word. A single text shard is one document: nothing to say; so is
+    # each of a folder's text files exported --per-shard, each to its own array.
     import gzip
     import json
 
@@ -122,3 +123,11 @@ def test_documents_with_nothing_to_join_them_by_are_warned_of(tmp_path: Path, ca
              "another with nothing to mark where each ends; export with a tokenizer that has one, such as "
              "<|endoftext|> (a .tiktoken rank file holds none)"] if warned else []
         ), (corpus, fmt)
+    (tmp_path / "texts").mkdir()
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / "texts" / name).write_text(f"Text {name}.", encoding="utf-8")
+    tok = tokenizer_file(tmp_path, "tiktoken")
+    for per_shard, warned in ((["--per-shard"], False), ([], True)):
+        out = tmp_path / ("arrays" if per_shard else "texts.npy")
+        assert main(["export", str(tmp_path / "texts"), str(tok), "-o", str(out), *per_shard]) == 0
+        assert ("has no special token" in capsys.readouterr().err) == warned, per_shard
