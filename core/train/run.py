@@ -44,7 +44,7 @@ from core.limits import check_utf8_path, check_workers
 from core.train.events import MergeMade, PhaseProgress, StopReason, TrainingEvent, TrainingFinished
 from core.train.pair_queue import MAX_TOKEN_ID, PairMerger
 from core.train.reading_stage import ReadingStage
-from core.train.settings import check_text_field, check_training_text, validate_settings
+from core.train.settings import check_text_field, check_training_text, validate_settings, whole_number
 from core.char_base import alphabet, char_counts, token_words
 from core.model import BASES, BYTE_BASE, CHAR_BASE, BPEModel, TrainingInfo
 from core.pretokenize.coverage import pattern_problem
@@ -82,6 +82,12 @@ class TrainingRun(ReadingStage):
         min_char_count: int = 1,
         min_count: int = 1,
     ) -> None:
+        # A NumPy integer (a size from np.arange in a sweep) is a whole number too: "must be a whole number (an
+        # int), not int64" refused it. Floats and bools stay refused below.
+        vocab_size, min_frequency, min_char_count, min_count = map(
+            whole_number, (vocab_size, min_frequency, min_char_count, min_count)
+        )
+        max_merges, workers = whole_number(max_merges), whole_number(workers)
         validate_settings(vocab_size, special_tokens, min_frequency, errors)
         if base not in BASES:
             raise SettingsError(f"base {base!r} is not understood; use {' or '.join(map(repr, BASES))}")

@@ -7,14 +7,31 @@ the trainer.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from core.errors import SettingsError
 from core.train.pair_queue import MAX_TOKEN_ID
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+T = TypeVar("T")
+
+
+def whole_number(value: T) -> T | int:
+    """``value`` as an int if it is an integer of another type (a NumPy integer, which has ``__index__``), else
+    unchanged, for the checks to judge: a float, a bool or a str is left as it is.
+
+    >>> import numpy as np
+    >>> whole_number(np.int64(300)), type(whole_number(np.uint16(7))).__name__, whole_number(300.0), whole_number(True)
+    (300, 'int', 300.0, True)
+    """
+    if isinstance(value, (int, float, str, bytes)) or value is None or not hasattr(type(value), "__index__"):
+        return value
+    return operator.index(value)  # type: ignore[call-overload]
 
 
 def validate_settings(vocab_size: int, special_tokens: Sequence[str], min_frequency: int, errors: str) -> None:

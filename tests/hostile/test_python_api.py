@@ -198,3 +198,21 @@ def test_paths_may_be_bytes_as_open_takes_them(tmp_path) -> None:
     assert load_tokenizer(os.fsencode(files[0]), merges_path=os.fsencode(files[1])).vocab == vocab
     again = Tokenizer.from_files(os.fsencode(files[0]), os.fsencode(files[1]), [SPECIAL])
     assert again.encode("lower newest") == tok.encode("lower newest")
+
+
+def test_training_settings_may_be_numpy_integers(tmp_path) -> None:
+    # A size from np.arange in a sweep: "vocab size np.int64(262) must be a whole number (an int), not int64".
+    from core.formats import load_tokenizer, save_tokenizer
+    from core.train.run import TrainingRun, train_bpe
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low low low lower lower newest " * 3, encoding="utf-8")
+    sizes = np.arange(262, 263)
+    assert train_bpe(corpus, sizes[0], [SPECIAL], min_count=np.int64(1), workers=np.int64(1)) == train_bpe(
+        corpus, 262, [SPECIAL], workers=1)
+    run = TrainingRun(corpus, np.uint16(300), [SPECIAL], max_merges=np.int32(2), min_frequency=np.int8(0), workers=1)
+    for _ in run.events():
+        pass
+    assert len(run.merges) == 2 and type(run.vocab_size) is int
+    saved = save_tokenizer(run.result(), tmp_path / "tok.json", format="bpe-tui")[0]  # JSON takes the ints
+    assert load_tokenizer(saved).training.vocab_size == 300
