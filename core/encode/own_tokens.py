@@ -69,30 +69,15 @@ class OwnTokens:
         for side in (0, 1):  # (C-level maps: this runs for every tokenizer built)
             if any(map(ge, map(last_made.get, map(itemgetter(side), pair_ranks), ranks), ranks)):
                 return  # not monotone (or a side nothing makes): prove nothing
-        made_at, left_of, right_of, get = self.made_at, self._left_of, self._right_of, pair_ranks.get
+        made_at, merges_below = self.made_at, self._merges_below
         # In rank order, as Tokenizer builds pair_ranks (in another order fewer tokens would be proved).
         for pair, rank in pair_ranks.items():
-            token = merged_ids[rank]
-            # _merges_across(*pair, rank) written out: this runs once per merge, at start-up
-            x, y = pair
-            made_x, made_y = made_at.get(x), made_at.get(y)
-            if made_x is None or made_y is None:
-                continue
-            x_ends = y_ends = rank
-            while True:  # (the pair itself, first, merges at `rank`: not before it)
-                if made_x > made_y:
-                    x_ends, x = made_x, right_of[x]
-                    made_x = made_at[x]
-                elif made_y >= 0:
-                    y_ends, y = made_y, left_of[y]
-                    made_y = made_at[y]
-                else:
-                    made_at[token] = rank
-                    left_of[token], right_of[token] = pair
-                    break
-                cross = get((x, y))
-                if cross is not None and (cross < x_ends and cross < y_ends or cross == y_ends < x_ends):
-                    break
+            left, right = pair
+            if left in made_at and right in made_at and not merges_below(left, right, rank):
+                # (the pair itself merges at `rank`, not before it)
+                token = merged_ids[rank]
+                made_at[token] = rank
+                self._left_of[token], self._right_of[token] = pair
 
     @property
     def merged(self) -> list[int]:
@@ -103,17 +88,16 @@ class OwnTokens:
         """Whether ``[left, right]`` is the encoding of their joined bytes; ``None`` if either is not proved."""
         if left not in self.made_at or right not in self.made_at:
             return None
-        return not self._merges_across(left, right, _NEVER)
+        # The pair itself merges across the seam whatever its rank: both are present from then on.
+        return self._pair_ranks.get((left, right)) is None and not self._merges_below(left, right, _NEVER)
 
-    def _merges_across(self, left: int, right: int, end: int) -> bool:
-        """Whether merging ``bytes(left) + bytes(right)`` (both proved) joins across their seam before rank ``end``."""
+    def _merges_below(self, left: int, right: int, end: int) -> bool:
+        """Whether merging ``bytes(left) + bytes(right)`` (both proved) joins a pair across their seam, other than
+        ``(left, right)`` itself, before rank ``end``: the walk down both spines."""
         made_at, left_of, right_of, get = self.made_at, self._left_of, self._right_of, self._pair_ranks.get
         x, y, x_ends, y_ends = left, right, end, end
         made_x, made_y = made_at[x], made_at[y]
         while True:
-            cross = get((x, y))
-            if cross is not None and (cross < x_ends and cross < y_ends or cross == y_ends < x_ends):
-                return True
             if made_x > made_y:
                 x_ends, x = made_x, right_of[x]
                 made_x = made_at[x]
@@ -122,3 +106,6 @@ class OwnTokens:
                 made_y = made_at[y]
             else:
                 return False  # both spines walked down to bytes
+            cross = get((x, y))
+            if cross is not None and (cross < x_ends and cross < y_ends or cross == y_ends < x_ends):
+                return True
