@@ -68,7 +68,7 @@ LENS = LensSpec(
     description="Weighted pair counts pass by pass on a word-frequency corpus, ties and all",
     options=(
         LensOption("passes", "passes", "int", default=10, minimum=1, maximum=200, help="how many passes, one merge each (default 10)"),
-        corpus_option("word-count lines or any text (default: the bundled samples/word_counts.txt)", "samples/word_counts.txt"),
+        corpus_option("word-count lines, any text, or shards (.jsonl...) (default: the bundled samples/word_counts.txt)", "samples/word_counts.txt"),
     ),
     compute=compute,
     render_text=render_text,

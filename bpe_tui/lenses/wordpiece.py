@@ -50,7 +50,7 @@ LENS = LensSpec(
     description="On the pairs corpus, BPE's count(ab) against WordPiece's count(ab)/(count(a)·count(b))",
     options=(
         LensOption("merges", "merges", "int", default=10, minimum=1, maximum=200, help="how many merges each makes (default 10)"),
-        corpus_option("word-count lines or any text (default: the bundled samples/word_counts.txt)", "samples/word_counts.txt"),
+        corpus_option("word-count lines, any text, or shards (.jsonl...) (default: the bundled samples/word_counts.txt)", "samples/word_counts.txt"),
     ),
     compute=compute,
     render_text=render_text,

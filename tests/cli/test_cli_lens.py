@@ -275,3 +275,31 @@ def test_json_stays_json_on_a_stream_that_is_not_utf8(encoding: str, tmp_path: P
     assert (plain.returncode, narrow.returncode) == (0, 0), narrow.stderr
     assert narrow.stdout.isascii()
     assert json.loads(narrow.stdout) == json.loads(plain.stdout.decode("utf-8"))
+
+
+@pytest.mark.parametrize("name", ["pairs", "unigram"])
+def test_a_corpus_of_json_lines_is_read_as_its_documents(name: str, capsys: pytest.CaptureFixture[str],
+                                                         tmp_path: Path) -> None:
+    # Read as plain text, a .jsonl was counted as its JSON: braces, quotes, "text" and \u escapes.
+    import gzip
+
+    documents = ["low lower lowest", "newer wider 日本語"]
+    lines = "".join(json.dumps({"text": document}) + "\n" for document in documents)
+    (tmp_path / "corpus.jsonl").write_text(lines, encoding="utf-8")
+    (tmp_path / "packed.jsonl.gz").write_bytes(gzip.compress(lines.encode("utf-8")))
+    (tmp_path / "corpus.txt").write_text("\n".join(documents), encoding="utf-8")
+    outputs = [lens(capsys, name, "--corpus", tmp_path / file, "--json")
+               for file in ("corpus.txt", "corpus.jsonl", "packed.jsonl.gz")]
+    assert [code for code, _, _ in outputs] == [0, 0, 0]
+    assert outputs[1][1] == outputs[0][1] == outputs[2][1]
+    assert '"\\"' not in outputs[1][1] and "\\\\u" not in outputs[1][1]
+
+
+def test_shards_too_large_for_a_lens_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import bpe_tui.lenses.corpus_files
+
+    monkeypatch.setattr(bpe_tui.lenses.corpus_files, "MAX_BYTES", 1000, raising=False)
+    corpus = tmp_path / "big.jsonl"
+    corpus.write_text(json.dumps({"text": "low lower lowest " * 100}) + "\n", encoding="utf-8")
+    assert_one_line_error(lens(capsys, "pairs", "--corpus", corpus), "big.jsonl holds more than", "first records")
