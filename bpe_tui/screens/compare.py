@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -39,6 +39,8 @@ MAX_TOKENIZERS = len(LETTERS)
 DEFAULT_SAMPLE = "mixed"
 WORKBENCH = "workbench"
 """The text choice that stands for the workbench's text (pane 4) rather than a bundled sample."""
+NARROW_BELOW = 80
+"""Columns under which the tokenizer list is hidden until ``t`` shows it, leaving the figures the width."""
 COMPARE_CHARS = 3000
 """Longest text compared; the aligned rows of a whole 50 KB sample would be thousands of lines."""
 
@@ -152,6 +154,9 @@ class CompareScreen(PaneScreen):
         #compare-body { height: 1fr; }
         #compare-pick { width: 25%; min-width: 18; max-width: 32; height: 1fr; border: round $primary-muted; }
         #compare-pick:focus { border: round $primary; }
+        /* Under 80 columns the list stands aside for the figures (column B was cut off at 64): t shows it. */
+        &.-list-aside #compare-pick { display: none; }
+        &.-list-aside.-picking #compare-pick { display: block; }
         #compare-main { width: 1fr; }
         #compare-header { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
         #compare-scroll { width: 100%; height: 1fr; min-height: 4; border: round $primary-muted; }
@@ -389,7 +394,15 @@ class CompareScreen(PaneScreen):
         self.app.push_screen(WindowsDialog(self._session.context_windows), chosen)
 
     def action_pick_tokenizers(self) -> None:
+        self.add_class("-picking")
         self.query_one("#compare-pick", SelectionList).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-list-aside")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if event.widget.id == "compare-pick":
+            self.remove_class("-picking")  # shown for choosing: a narrow screen hides it again
 
     def action_focus_rows(self) -> None:
         self.query_one("#compare-scroll").focus()

@@ -62,3 +62,28 @@ async def test_the_training_form_is_on_screen_when_tabbed_into_at_the_smallest_s
             focused = app.screen.focused
             assert focused is not None and focused.id == field
             assert focused.region.width >= 3 and app.screen.can_view_entire(focused), field
+
+
+async def test_compare_under_80_columns_leaves_the_figures_the_width_and_shows_the_list_on_t() -> None:
+    # At 64 columns the tokenizer list took 18 and the figures' column B was cut off, with no key to reach it.
+    from bpe_tui.widgets.script_stats import ScriptStatsTable
+    from tests.ui.views_harness import bilingual_800
+
+    app = make_app(session=session_with(bilingual_800(), gpt2()), start_mode="compare")
+    async with app.run_test(size=(64, 24)) as pilot:
+        await settle(pilot)
+        pick = app.screen.query_one("#compare-pick")
+        table = app.screen.query_one(ScriptStatsTable)
+        assert not pick.display
+        assert table.virtual_size.width <= table.scrollable_content_region.width  # both columns in view
+        await pilot.press("t")
+        await settle(pilot)
+        assert pick.display and app.focused is pick
+        await pilot.press("space")  # choosing works while it is shown
+        await settle(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert not pick.display
+        await pilot.resize_terminal(100, 30)  # wide enough: always shown, as before
+        await settle(pilot)
+        assert pick.display
