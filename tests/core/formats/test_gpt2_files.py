@@ -197,3 +197,36 @@ def test_pair_beside_added_tokens_it_lacks_is_refused(tmp_path) -> None:
     (tmp_path / "added_tokens.json").write_text('["<pad>"]', encoding="utf-8")
     with pytest.raises(TokenizerFileError, match="added_tokens.json: expected a JSON object of token -> integer id"):
         load_tokenizer(tmp_path)
+
+
+def test_the_reading_at_once_equals_the_line_by_line_reading(monkeypatch) -> None:
+    """A usual file is read with no Python step per line; the careful reader (which names what is wrong) must
+    give the same vocab and merges for the bundled GPT-2 files."""
+    import core.formats.gpt2 as gpt2
+
+    quick = read_gpt2_files(GPT2_VOCAB, GPT2_MERGES)
+    monkeypatch.setattr(gpt2, "_vocab_at_once", lambda pairs: None)
+    monkeypatch.setattr(gpt2, "_merges_at_once", lambda text, known: None)
+    assert read_gpt2_files(GPT2_VOCAB, GPT2_MERGES) == quick
+
+
+@pytest.mark.parametrize(
+    ("vocab", "merges", "expected"),
+    [
+        (BASIC_VOCAB, "a b\n\nĠ ab\n", "no problem"),  # a blank line: read line by line, which skips it
+        (BASIC_VOCAB, "a  b\nĠ ab\n", "line 1: expected two tokens"),
+        (BASIC_VOCAB, "a b\nĠ ab c\n", "line 2: expected two tokens"),
+        (BASIC_VOCAB, "a b\nĠ a\u3000b\n", "line 2: character '\\u3000' is not in the GPT-2 byte alphabet"),
+        (BASIC_VOCAB, "a b\n a\n", "line 2: expected two tokens"),
+        (BASIC_VOCAB, "a b\nb a\n", "line 2: token 'ba' is not in vocab.json"),
+        ({"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġab": True}, "a b\n", "token 'Ġab' has id True"),
+        ({"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġ ab": 4}, "a b\n", "no problem"),  # not the alphabet: as UTF-8
+    ],
+)
+def test_an_unusual_file_goes_to_the_careful_reader(tmp_path, vocab, merges, expected) -> None:
+    paths = write(tmp_path, vocab, merges)
+    if expected == "no problem":
+        _, read_merges = read_gpt2_files(*paths)
+        assert read_merges[0] == (b"a", b"b")
+    else:
+        assert expected in error_for(*paths)
