@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
+from itertools import chain
 
 from core.errors import SettingsError
 
@@ -91,6 +92,10 @@ def checked_merges(merges: object) -> list[tuple[bytes, bytes]]:
     if isinstance(merges, (str, bytes, Mapping)) or not isinstance(merges, Iterable):
         raise TypeError(f"merges must be a list of (left bytes, right bytes) pairs, not {type(merges).__name__}")
     checked = list(merges)
+    # The usual case checked with no Python step per merge (GPT-2 has 50,000); otherwise find the culprit.
+    pairs = set(map(type, checked)) <= {tuple} and set(map(len, checked)) <= {2}
+    if pairs and set(map(type, chain.from_iterable(checked))) <= {bytes}:
+        return checked
     for rank, merge in enumerate(checked):
         if not (isinstance(merge, (tuple, list)) and len(merge) == 2 and all(type(p) is bytes for p in merge)):
             raise TypeError(f"merges[{rank}] is {merge!r:.60}; each merge is a pair of bytes, (left, right)")

@@ -184,6 +184,26 @@ def test_vocab_must_hold_every_byte_and_merges_known_tokens() -> None:
         Tokenizer(byte_vocab(), [(b"a", b"b")])  # b"ab" has no id
 
 
+def test_a_merge_naming_an_unknown_token_is_named_by_its_rank() -> None:
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")]
+    with pytest.raises(SettingsError, match=r"merge 2 \(b'x', b'y'\) needs token b'xy'"):
+        Tokenizer(byte_vocab() | {256: b"ab", 257: b"abc"}, merges)
+    with pytest.raises(SettingsError, match=r"merge 1 \(b'zz', b'c'\) needs token b'zz'"):
+        Tokenizer(byte_vocab() | {256: b"ab", 257: b"abc"}, [(b"a", b"b"), (b"zz", b"c")])
+
+
+def test_duplicate_bytes_encode_as_the_lowest_id_and_a_repeated_merge_keeps_its_first_rank() -> None:
+    # Two ids for b"ab": the lower one encodes, whichever order the vocab lists them in.
+    vocab = {300: b"ab", **byte_vocab(), 256: b"ab", 257: b"cd", 258: b"bc"}
+    merges = [(b"a", b"b"), (b"c", b"d"), (b"b", b"c"), (b"c", b"d")]
+    tok = Tokenizer(vocab, merges)
+    assert tok.encode("ab") == [256]
+    # (c, d) ranks 1, not 3, so it merges before (b, c) at rank 2.
+    assert tok.encode("bcd") == [98, 257]
+    # Merges given as lists are read as pairs.
+    assert Tokenizer(byte_vocab() | {256: b"ab"}, [[b"a", b"b"]]).encode("ab") == [256]
+
+
 def test_from_model_keeps_the_pattern_and_model_round_trips() -> None:
     model = BPEModel(byte_vocab() | {256: b"ab"}, [(b"a", b"b")], ["<s>"], pattern=r"\S+|\s+", name="tiny")
     tok = Tokenizer.from_model(model)
