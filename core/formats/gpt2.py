@@ -241,6 +241,8 @@ def _merges_at_once(text: str, known_tokens: set[bytes] | None) -> list[tuple[by
     lines = text.splitlines()
     if lines and lines[0].startswith("#version"):
         del lines[0]
+    if lines and lines[0].startswith("#version"):  # skipped too by the line-by-line reader
+        return None
     pairs = list(map(str.split, lines, repeat(" ")))
     if any(map(ne, map(len, pairs), repeat(2))):
         return None

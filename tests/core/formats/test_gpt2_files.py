@@ -214,6 +214,7 @@ def test_the_reading_at_once_equals_the_line_by_line_reading(monkeypatch) -> Non
     ("vocab", "merges", "expected"),
     [
         (BASIC_VOCAB, "a b\n\nĠ ab\n", "no problem"),  # a blank line: read line by line, which skips it
+        (BASIC_VOCAB | {"#version:": 5, "0.2": 6, "#version:0.2": 7}, "#version: 0.2\n#version: 0.2\na b\n", "no problem"),
         (BASIC_VOCAB, "a  b\nĠ ab\n", "line 1: expected two tokens"),
         (BASIC_VOCAB, "a b\nĠ ab c\n", "line 2: expected two tokens"),
         (BASIC_VOCAB, "a b\nĠ a\u3000b\n", "line 2: character '\\u3000' is not in the GPT-2 byte alphabet"),
