@@ -19,8 +19,15 @@ from core.encode.piece_merge import MergeEngine
 SPLIT_CHARS = 1 << 20
 """Longer special-free text is pre-tokenised in slices of this many characters."""
 
+SHORT_SLICE_CHARS = 1 << 15
+"""The slice for a pattern known to settle within the held pieces (GPT-2's): about 10,000 pre-tokens, whose
+strings stay in the CPU's caches from the split to the lookups, where a split of a whole 1 MB text makes
+300,000 of them first. Encoding English (cold and warm) and Japanese took 5-15% less time than in slices of
+``SPLIT_CHARS``; sizes from 8,192 to 65,536 characters measured alike."""
+
 HELD_PIECES = 3
-"""A slice's last pieces may still change with the text after it; two suffice for GPT-2's pattern."""
+"""A slice's last pieces may still change with the text after it; two suffice for GPT-2's pattern (a run cut
+short, ``'l`` of ``'ll`` split as ``'`` and ``l``, a space that would begin the next word)."""
 
 
 class PlainTextEncoder:
@@ -30,25 +37,31 @@ class PlainTextEncoder:
         engine: merges one pre-token at a time.
         split: the pattern's ``findall``: text -> pre-tokens.
         tiles: the pattern's pre-tokens always join back into the text (else that is checked where it matters).
+        short_slices: long text may be split in slices of ``SHORT_SLICE_CHARS``: only for a pattern whose pieces
+            are known to change at most ``HELD_PIECES`` from a slice's end (others keep slices of ``SPLIT_CHARS``).
     """
 
-    def __init__(self, engine: MergeEngine, split: Callable[[str], list[str]], tiles: bool = False) -> None:
+    def __init__(
+        self, engine: MergeEngine, split: Callable[[str], list[str]], tiles: bool = False, short_slices: bool = False
+    ) -> None:
         self.engine = engine
         self.split = split
         self.tiles = tiles
+        self.short_slices = short_slices
         self.cache = PieceCache(engine.encode_piece, keep=worth_caching)
         """Pre-token -> ids for pre-tokens of up to 64 bytes."""
 
     def encode(self, text: str) -> list[int]:
         """The ids of ``text``, which must hold no special token that should count as one."""
-        if len(text) <= SPLIT_CHARS:
+        slice_chars = min(SPLIT_CHARS, SHORT_SLICE_CHARS) if self.short_slices else SPLIT_CHARS
+        if len(text) <= slice_chars:
             return self.encode_split(text, self.split(text))
         out: list[int] = []
-        start, size = 0, SPLIT_CHARS
+        start, size = 0, slice_chars
         while len(text) - start > size:
             ids, cut = self.encode_settled(text, start, start + size)
             out += ids
-            size = SPLIT_CHARS if cut > start else 2 * size  # one piece longer than the slice: widen
+            size = slice_chars if cut > start else 2 * size  # one piece longer than the slice: widen
             start = cut
         out += self.encode_split(text[start:], self.split(text[start:]))
         return out

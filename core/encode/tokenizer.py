@@ -187,7 +187,9 @@ class Tokenizer:
             self._engine = CharMergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab, char_token_ids(self.vocab))
         else:
             self._engine = MergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab)
-        self._plain = PlainTextEncoder(self._engine, splitter_for(pattern), tiles=tiles_every_text(pattern))
+        self._plain = PlainTextEncoder(
+            self._engine, splitter_for(pattern), tiles=tiles_every_text(pattern), short_slices=pattern == GPT2_PATTERN
+        )
         self._specials = SpecialTokens(special_ids)
         self._source = source
 

@@ -153,6 +153,47 @@ def test_huge_text_is_split_in_slices_with_the_same_result(text) -> None:
         assert tok.decode_tokens_bytes(tok.encode_ordinary(text)) == naive_encode_tokens(text, SMALL_MERGES)
 
 
+def test_long_text_in_short_slices_equals_one_split(monkeypatch) -> None:
+    """Under GPT-2's pattern a long text is split in slices of SHORT_SLICE_CHARS; the ids must be those of one
+    split of the whole, whatever falls at a slice's end ('l of 'll, a space before a word, a run cut short)."""
+    import random
+
+    rng = random.Random(16)
+    words = ["a", "aa", " ", "  ", "\n", "\n\n", "'", "'ll", "l", "の", "the", " low", " 42", "!?", "\t "]
+    text = "".join(rng.choice(words) for _ in range(60_000))
+    assert len(text) > 3 * core.encode.plain_text.SHORT_SLICE_CHARS
+    slices = []
+    tok = small_tokenizer([EOT])
+    settled = tok._plain.encode_settled
+    monkeypatch.setattr(tok._plain, "encode_settled", lambda *args: slices.append(args[1:]) or settled(*args))
+    sliced = tok.encode_ordinary(text)
+    assert len(slices) >= 3
+    monkeypatch.setattr(core.encode.plain_text, "SHORT_SLICE_CHARS", 1 << 30)
+    slices.clear()
+    assert small_tokenizer([EOT]).encode_ordinary(text) == sliced and not slices
+    # Another pattern keeps the long slices: only GPT-2's is known to settle within the held pieces.
+    other = Tokenizer.from_model(BPEModel(byte_vocab(), [], pattern=r"\S+|\s+"))
+    assert other._plain.short_slices is False and small_tokenizer([EOT])._plain.short_slices is True
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["a", "l", "ll", "'", "'l", "'ll", " ", "  ", "\n", " 4", "2", "!", "の", "\t"]), max_size=60),
+    slice_chars=st.integers(1, 12),
+)
+def test_slices_give_the_pieces_of_the_whole_text(words, slice_chars) -> None:
+    """The pre-tokens met slice by slice are those of one split of the whole text (ids alone could hide a
+    difference: with few merges "'ll" and "'" + "ll" encode alike)."""
+    text = "".join(words)
+    plain = small_tokenizer()._plain
+    met: list[str] = []
+    plain.encode_split = lambda _text, pieces: met.extend(pieces) or []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.encode.plain_text, "SHORT_SLICE_CHARS", slice_chars)
+        plain.encode(text)
+    assert met == plain.split(text)
+
+
 def test_surrogates_encode_as_replacement_characters() -> None:
     tok = small_tokenizer([EOT])
     text = "a\ud800b\udfff" + EOT
