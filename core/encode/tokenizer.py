@@ -45,7 +45,7 @@ from core.encode.streaming import certain_prefix, encode_stream
 from core.errors import SettingsError
 from core.model import BYTE_BASE, CHAR_BASE, BPEModel
 from core.pretokenize.fast_split import splitter_for, tiles_every_text
-from core.pretokenize.patterns import GPT2_PATTERN
+from core.pretokenize.patterns import GPT2_PATTERN, SETTLING_PATTERNS
 
 __all__ = [
     "PIECE_CACHE_LIMIT",
@@ -188,7 +188,7 @@ class Tokenizer:
         else:
             self._engine = MergeEngine(byte_ids, pair_ranks, merged_ids, self.vocab)
         self._plain = PlainTextEncoder(
-            self._engine, splitter_for(pattern), tiles=tiles_every_text(pattern), short_slices=pattern == GPT2_PATTERN
+            self._engine, splitter_for(pattern), tiles=tiles_every_text(pattern), short_slices=pattern in SETTLING_PATTERNS
         )
         self._specials = SpecialTokens(special_ids)
         self._source = source

@@ -23,6 +23,7 @@ from core.errors import TokenizerFileError
 from core.formats.common import checked_model
 from core.formats.tiktoken_ranks import from_text
 from core.model import BPEModel
+from core.pretokenize.patterns import CL100K_PATTERN, O200K_PATTERN
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 
@@ -43,10 +44,7 @@ REFERENCE_ENCODINGS: dict[str, ReferenceEncoding] = {
         name="cl100k_base",
         url=_BLOB + "cl100k_base.tiktoken",
         sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        pattern=(
-            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-            r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-        ),
+        pattern=CL100K_PATTERN,
         special_tokens={
             "<|endoftext|>": 100257,
             "<|fim_prefix|>": 100258,
@@ -59,17 +57,7 @@ REFERENCE_ENCODINGS: dict[str, ReferenceEncoding] = {
         name="o200k_base",
         url=_BLOB + "o200k_base.tiktoken",
         sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        pattern="|".join(
-            [
-                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-                r"""\p{N}{1,3}""",
-                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-                r"""\s*[\r\n]+""",
-                r"""\s+(?!\S)""",
-                r"""\s+""",
-            ]
-        ),
+        pattern=O200K_PATTERN,
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     ),
 }

@@ -12,7 +12,7 @@ import core.encode.plain_text
 from core.errors import BPEError, SettingsError
 from core.pretokenize.fast_split import splitter_for, tiles_every_text
 from core.model import BPEModel
-from core.pretokenize.patterns import GPT2_PATTERN, compile_pattern
+from core.pretokenize.patterns import GPT2_PATTERN, SETTLING_PATTERNS, compile_pattern
 from core.encode.tokenizer import DisallowedSpecialTokenError, InvalidTokenIdError, Tokenizer
 from tests.core.encode.tokenizer_cases import EOT, SMALL_MERGES, byte_vocab, naive_encode_tokens, small_tokenizer
 
@@ -186,6 +186,36 @@ def test_slices_give_the_pieces_of_the_whole_text(words, slice_chars) -> None:
     difference: with few merges "'ll" and "'" + "ll" encode alike)."""
     text = "".join(words)
     plain = small_tokenizer()._plain
+    met: list[str] = []
+    plain.encode_split = lambda _text, pieces: met.extend(pieces) or []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core.encode.plain_text, "SHORT_SLICE_CHARS", slice_chars)
+        plain.encode(text)
+    assert met == plain.split(text)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    sorted(SETTLING_PATTERNS),
+    ids=lambda pattern: pattern[:24],
+)
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(
+            ["a", "B", "ll", "'", "'l", "'S", "'ll", " ", "  ", "\n", "\r\n", " \n", "\t", "1", "234", " 5", "!", "/",
+             "の", "日本", "e\u0301", "X"]
+        ),
+        max_size=50,
+    ),
+    slice_chars=st.integers(1, 12),
+)
+def test_the_held_pieces_settle_every_known_pattern(pattern, words, slice_chars) -> None:
+    """A slice's pieces, its last HELD_PIECES held back, are those of the whole text, for every pattern whose
+    long texts are encoded in short slices (and cut so by encode_iterable)."""
+    text = "".join(words)
+    plain = Tokenizer.from_model(BPEModel(byte_vocab(), [], pattern=pattern))._plain
+    assert plain.short_slices
     met: list[str] = []
     plain.encode_split = lambda _text, pieces: met.extend(pieces) or []
     with pytest.MonkeyPatch.context() as patch:
