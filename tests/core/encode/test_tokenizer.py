@@ -171,27 +171,9 @@ def test_long_text_in_short_slices_equals_one_split(monkeypatch) -> None:
     monkeypatch.setattr(core.encode.plain_text, "SHORT_SLICE_CHARS", 1 << 30)
     slices.clear()
     assert small_tokenizer([EOT]).encode_ordinary(text) == sliced and not slices
-    # Another pattern keeps the long slices: only GPT-2's is known to settle within the held pieces.
+    # A pattern not known to settle within the held pieces keeps the long slices.
     other = Tokenizer.from_model(BPEModel(byte_vocab(), [], pattern=r"\S+|\s+"))
     assert other._plain.short_slices is False and small_tokenizer([EOT])._plain.short_slices is True
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    words=st.lists(st.sampled_from(["a", "l", "ll", "'", "'l", "'ll", " ", "  ", "\n", " 4", "2", "!", "の", "\t"]), max_size=60),
-    slice_chars=st.integers(1, 12),
-)
-def test_slices_give_the_pieces_of_the_whole_text(words, slice_chars) -> None:
-    """The pre-tokens met slice by slice are those of one split of the whole text (ids alone could hide a
-    difference: with few merges "'ll" and "'" + "ll" encode alike)."""
-    text = "".join(words)
-    plain = small_tokenizer()._plain
-    met: list[str] = []
-    plain.encode_split = lambda _text, pieces: met.extend(pieces) or []
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core.encode.plain_text, "SHORT_SLICE_CHARS", slice_chars)
-        plain.encode(text)
-    assert met == plain.split(text)
 
 
 @pytest.mark.parametrize(
@@ -212,7 +194,8 @@ def test_slices_give_the_pieces_of_the_whole_text(words, slice_chars) -> None:
 )
 def test_the_held_pieces_settle_every_known_pattern(pattern, words, slice_chars) -> None:
     """A slice's pieces, its last HELD_PIECES held back, are those of the whole text, for every pattern whose
-    long texts are encoded in short slices (and cut so by encode_iterable)."""
+    long texts are encoded in short slices (and cut so by encode_iterable). Pieces, not ids, are compared:
+    with few merges "'ll" and "'" + "ll" encode alike."""
     text = "".join(words)
     plain = Tokenizer.from_model(BPEModel(byte_vocab(), [], pattern=pattern))._plain
     assert plain.short_slices
