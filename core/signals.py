@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 WAKE_SECONDS = 0.25
 """How long a wait on workers sleeps at most before Python looks for a signal another thread recorded."""
@@ -59,6 +61,34 @@ def start_deaf_to_signals(thread: threading.Thread) -> None:
         thread.start()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextmanager
+def held_for_a_worker() -> Iterator[None]:
+    """Hold :data:`ASYNCHRONOUS_SIGNALS` in this thread while a worker process is forked or started.
+
+    A forked child runs Python code before its own first line (the interpreter's after-fork hooks,
+    ``multiprocessing``'s start-up) with the parent's handlers. A Ctrl-C that lands there raised in a hook,
+    and the child printed "Exception ignored in: ..." over the parent's one-line message. Held, it waits:
+    the child is born with it blocked, sets its own handlers, and only then calls :func:`worker_ready`,
+    which drops a Ctrl-C it ignores and ends on a SIGTERM it leaves to the default. The parent's own mask is
+    put back as the block ends, and a signal that came meanwhile is then delivered to it as usual.
+    Where there are no signal masks (Windows) this does nothing.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ASYNCHRONOUS_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def worker_ready() -> None:
+    """In a worker started under :func:`held_for_a_worker`, once its handlers are set: let signals in."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, ASYNCHRONOUS_SIGNALS)
 
 
 TERMINATING_SIGNALS = tuple(

@@ -45,7 +45,7 @@ from core.export.encoding import ITEM_BYTES, encode_into
 from core.output_errors import OutputError, describe_write_error
 from core.temporaries import temp_prefix
 from core.input_files import shown_path
-from core.signals import WAKE_SECONDS
+from core.signals import WAKE_SECONDS, held_for_a_worker, worker_ready
 from core.export.word_exchange import WordExchange
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def _encode_share(source: BPEModel | Tokenizer, corpus: Path, ranges: list[tuple
     # up), so a worker must not die mid-chunk and look like a crash. SIGTERM is how the parent stops it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker_ready()
     index = NOT_A_CHUNK
     try:
         from core.encode.tokenizer import Tokenizer
@@ -208,10 +209,11 @@ class SharedExport:
                     args=(source, corpus, self.ranges, self._queue, part.path, self.out, dtype, writer, words, me),
                     daemon=True,
                 )
-                process.start()
-                # Kept only once started: a start cut short by Ctrl-C leaves nothing for close() to join
-                # (a worker forked all the same stops at its first report, on the closed pipe).
-                part.process = process
+                # A Ctrl-C waits until the worker has set its handlers (then comes here, once it is known):
+                # landing in the child's start-up, it printed a traceback over the parent's message.
+                with held_for_a_worker():
+                    process.start()
+                    part.process = process
             finally:
                 # Only the worker may hold the sending end, or its death would never show up here as EOF.
                 writer.close()

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from core.errors import BPEError
-from core.signals import WAKE_SECONDS
+from core.signals import WAKE_SECONDS, held_for_a_worker, worker_ready
 
 CAN_FORK = hasattr(os, "fork")
 """Whether this platform can start workers (no ``fork`` on Windows: work runs in-process there)."""
@@ -153,20 +153,22 @@ class WorkerPool:
     def _start(self) -> _Worker:
         jobs_read, jobs_write = os.pipe()
         results_read, results_write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the worker: it must never return into the caller's code
-            status = 1
-            try:
-                ignore_interrupts()
-                for worker in self._workers:  # the other workers' pipes, so that their ends see EOF
-                    os.close(worker.jobs_fd)
-                    os.close(worker.results_fd)
-                os.close(jobs_write)
-                os.close(results_read)
-                _serve(jobs_read, results_write)
-                status = 0
-            finally:
-                os._exit(status)
+        with held_for_a_worker():  # a Ctrl-C waits until the child has set its handlers
+            pid = os.fork()
+            if pid == 0:  # the worker: it must never return into the caller's code (os._exit below)
+                status = 1
+                try:
+                    ignore_interrupts()
+                    worker_ready()
+                    for worker in self._workers:  # the other workers' pipes, so that their ends see EOF
+                        os.close(worker.jobs_fd)
+                        os.close(worker.results_fd)
+                    os.close(jobs_write)
+                    os.close(results_read)
+                    _serve(jobs_read, results_write)
+                    status = 0
+                finally:
+                    os._exit(status)
         os.close(jobs_read)
         os.close(results_write)
         return _Worker(pid, jobs_write, results_read)

@@ -21,6 +21,7 @@ from core.errors import BPEError, CorpusError
 from core.export.run import WARM_UP_BYTES, ExportFinished, ExportProgress, chunk_ranges, export_corpus, export_events
 from core.export.chunk_queue import ChunkQueue, ForkedChunkQueue
 from core.pretokenize.patterns import GPT2_PATTERN
+from tests.fork_interrupts import ctrl_c_as_children_start, marks
 from tests.waiting import wait_until
 
 
@@ -349,3 +350,17 @@ def test_a_worker_started_after_the_cleanup_makes_no_file(tmp_path: Path, small)
     worker.join()
     assert message[0] == "failed" and message[2] is FileNotFoundError
     assert leftovers(tmp_path) == []
+
+
+def test_a_ctrl_c_as_an_export_worker_starts_is_left_to_the_parent(tmp_path: Path, small) -> None:
+    """As for the reading workers (tests/core/train/test_worker_pool.py): a Ctrl-C in a forked export worker's
+    first moment waits until it has set its handlers, which ignore it; the export goes on to the same ids."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(WORDS * 4)
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    expected = export_ids(small, corpus, tmp_path / "one.npy", workers=1)
+    with ctrl_c_as_children_start(folder):
+        ids = export_ids(small, corpus, tmp_path / "two.npy", workers=2, chunk_bytes=4096)
+    assert np.array_equal(ids, expected)
+    assert marks(folder) == ["ran"]
