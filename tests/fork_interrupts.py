@@ -32,13 +32,18 @@ os.register_at_fork(after_in_child=_ctrl_c_in_the_after_fork_hooks)
 
 @contextmanager
 def ctrl_c_as_children_start(folder: Path) -> Iterator[None]:
-    """Send each child forked meanwhile a SIGINT in its after-fork hooks, marking ``folder``."""
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # else nothing would be proved
+    """Send each child forked meanwhile a SIGINT in its after-fork hooks, marking ``folder``.
+
+    SIGINT gets Python's own handler meanwhile, as in a terminal: a test run in the background (CI's
+    script, ``&``) inherits it ignored, and then nothing would be proved.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     _FOLDER.append(folder)
     try:
         yield
     finally:
         _FOLDER.clear()
+        signal.signal(signal.SIGINT, previous)
 
 
 def marks(folder: Path) -> list[str]:
