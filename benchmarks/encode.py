@@ -87,7 +87,7 @@ def _build(encoder: str, vocab_json: str, merges_txt: str):
     if encoder == "tiktoken":
         import tiktoken
 
-        from core.formats.gpt2 import read_gpt2_files
+        from core.formats.gpt2_files import read_gpt2_files
         from core.pretokenize.patterns import GPT2_PATTERN
 
         vocab, _ = read_gpt2_files(vocab_json, merges_txt)

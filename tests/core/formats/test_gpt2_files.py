@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import TokenizerFileError
-from core.formats.gpt2 import read_gpt2_files, read_merges_txt, read_vocab_json
+from core.formats.gpt2_files import read_gpt2_files, read_merges_txt, read_vocab_json
 from core.encode.tokenizer import Tokenizer
 from tests.data_paths import GPT2_MERGES, GPT2_VOCAB
 
@@ -202,7 +202,7 @@ def test_pair_beside_added_tokens_it_lacks_is_refused(tmp_path) -> None:
 def test_the_reading_at_once_equals_the_line_by_line_reading(monkeypatch) -> None:
     """A usual file is read with no Python step per line; the careful reader (which names what is wrong) must
     give the same vocab and merges for the bundled GPT-2 files."""
-    import core.formats.gpt2 as gpt2
+    import core.formats.gpt2_files as gpt2
 
     quick = read_gpt2_files(GPT2_VOCAB, GPT2_MERGES)
     monkeypatch.setattr(gpt2, "_vocab_at_once", lambda pairs: None)
