@@ -53,27 +53,22 @@ def start_deaf_to_signals(thread: threading.Thread) -> None:
     >>> signal.SIGINT in seen[0], signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     (True, False)
     """
-    if not hasattr(signal, "pthread_sigmask"):
+    with signals_held():
         thread.start()
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ASYNCHRONOUS_SIGNALS)
-    try:
-        thread.start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextmanager
-def held_for_a_worker() -> Iterator[None]:
-    """Hold :data:`ASYNCHRONOUS_SIGNALS` in this thread while a worker process is forked or started.
+def signals_held() -> Iterator[None]:
+    """Hold :data:`ASYNCHRONOUS_SIGNALS` in this thread while a thread or a worker process is started: the new
+    one inherits the mask. The caller's own mask is put back as the block ends, and a signal that came
+    meanwhile is then delivered to the caller as usual. Where there are no signal masks (Windows) this does
+    nothing.
 
-    A forked child runs Python code before its own first line (the interpreter's after-fork hooks,
-    ``multiprocessing``'s start-up) with the parent's handlers. A Ctrl-C that lands there raised in a hook,
-    and the child printed "Exception ignored in: ..." over the parent's one-line message. Held, it waits:
-    the child is born with it blocked, sets its own handlers, and only then calls :func:`worker_ready`,
-    which drops a Ctrl-C it ignores and ends on a SIGTERM it leaves to the default. The parent's own mask is
-    put back as the block ends, and a signal that came meanwhile is then delivered to it as usual.
-    Where there are no signal masks (Windows) this does nothing.
+    For a worker process: a forked child runs Python code before its own first line (the interpreter's
+    after-fork hooks, ``multiprocessing``'s start-up) with the parent's handlers. A Ctrl-C that lands there
+    raised in a hook, and the child printed "Exception ignored in: ..." over the parent's one-line message.
+    Held, it waits: the child is born with it blocked, sets its own handlers, and only then calls
+    :func:`worker_ready`, which drops a Ctrl-C it ignores and ends on a SIGTERM it leaves to the default.
     """
     if not hasattr(signal, "pthread_sigmask"):
         yield
@@ -86,7 +81,7 @@ def held_for_a_worker() -> Iterator[None]:
 
 
 def worker_ready() -> None:
-    """In a worker started under :func:`held_for_a_worker`, once its handlers are set: let signals in."""
+    """In a worker started under :func:`signals_held`, once its handlers are set: let signals in."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, ASYNCHRONOUS_SIGNALS)
 

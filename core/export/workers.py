@@ -45,7 +45,7 @@ from core.export.encoding import ITEM_BYTES, encode_into
 from core.output_errors import OutputError, describe_write_error
 from core.temporaries import temp_prefix
 from core.input_files import shown_path
-from core.signals import WAKE_SECONDS, held_for_a_worker, worker_ready
+from core.signals import WAKE_SECONDS, signals_held, worker_ready
 from core.export.word_exchange import WordExchange
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ class SharedExport:
                 )
                 # A Ctrl-C waits until the worker has set its handlers (then comes here, once it is known):
                 # landing in the child's start-up, it printed a traceback over the parent's message.
-                with held_for_a_worker():
+                with signals_held():
                     process.start()
                     part.process = process
             finally:

@@ -31,12 +31,6 @@ def unicode_to_byte() -> dict[str, int]:
 
 
 @cache
-def _spelling_table() -> dict[int, str]:
-    """Code point b (0-255) -> the character spelling byte b, for ``str.translate`` of Latin-1 text."""
-    return {b: ch for b, ch in byte_to_unicode().items()}
-
-
-@cache
 def _byte_table() -> dict[int, int]:
     """Code point of an alphabet character -> the byte it spells, as a code point for ``str.translate``.
 
@@ -54,7 +48,7 @@ def encode_bytes(token: bytes) -> str:
     >>> encode_bytes(b" the")
     'Ġthe'
     """
-    return token.decode("latin-1").translate(_spelling_table())
+    return token.decode("latin-1").translate(byte_to_unicode())  # byte b is code point b in Latin-1
 
 
 def decode_bytes(text: str) -> bytes:

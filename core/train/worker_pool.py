@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from core.errors import BPEError
-from core.signals import WAKE_SECONDS, held_for_a_worker, worker_ready
+from core.signals import WAKE_SECONDS, signals_held, worker_ready
 
 CAN_FORK = hasattr(os, "fork")
 """Whether this platform can start workers (no ``fork`` on Windows: work runs in-process there)."""
@@ -153,7 +153,7 @@ class WorkerPool:
     def _start(self) -> _Worker:
         jobs_read, jobs_write = os.pipe()
         results_read, results_write = os.pipe()
-        with held_for_a_worker():  # a Ctrl-C waits until the child has set its handlers
+        with signals_held():  # a Ctrl-C waits until the child has set its handlers
             pid = os.fork()
             if pid == 0:  # the worker: it must never return into the caller's code (os._exit below)
                 status = 1
